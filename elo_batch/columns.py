@@ -1,0 +1,120 @@
+"""Every column name of the contract once, with its unit and meaning; no logic.
+
+Input columns are those of ``../shared/spec/interface.md``; output columns extend them.
+"""
+
+from __future__ import annotations
+
+# --- games file, two-sided shape (one row per game) -------------------------------------------
+WHITE_ID = "white_id"  # player id, text
+BLACK_ID = "black_id"  # player id, text
+RESULT = "result"  # 1-0, 0-1, 1/2-1/2 (and variants), forfeits +-- --+ +- -+ --
+DATE = "date"  # ISO date or date-time; the local date as written decides the month
+PERIOD = "period"  # YYYY-MM the game is rated in; overrides date
+GAME_ID = "game_id"  # unique id of the game
+EVENT_ID = "event_id"  # tournament
+ROUND = "round"  # round within the tournament
+WHITE_RATING = "white_rating"  # rating used for this game (rating points)
+BLACK_RATING = "black_rating"
+
+# --- games file, one-sided shape (a player's results against opponents known by rating) ----------
+PLAYER_ID = "player_id"
+OPPONENT_ID = "opponent_id"
+PLAYER_RATING = "player_rating"
+OPPONENT_RATING = "opponent_rating"
+SCORE = "score"  # 1, 0.5, 0
+
+TWO_SIDED_REQUIRED = (WHITE_ID, BLACK_ID, RESULT)
+ONE_SIDED_REQUIRED = (PLAYER_ID, OPPONENT_RATING)
+
+# --- rating list (one row per player) ---------------------------------------------------------
+RATING = "rating"  # rating points; empty = unrated
+K = "k"  # K printed on the list
+BIRTH_YEAR = "birth_year"
+GAMES_TOTAL = "games_total"  # rated games so far
+REACHED_2400 = "reached_2400"  # a published rating once reached 2400 (K 10 for good)
+REACHED_2300 = "reached_2300"  # a published rating once reached 2300 (ends the junior K 40)
+PENDING = "pending"  # an unrated player's games waiting for a first rating (see lifecycle.py)
+
+LIST_STATE = (K, BIRTH_YEAR, GAMES_TOTAL, REACHED_2400, REACHED_2300, PENDING)
+
+# --- outputs ----------------------------------------------------------------------------------
+RATING_BEFORE = "rating_before"  # rating on the list in force (Ro of the list), points
+CHANGE = "change"  # rounded rating change of the period, points
+K_USED = "k_used"  # K applied this period, after the 700 rule
+GAMES = "games"  # rated games this period (n)
+EXPECTED_SCORE = "expected_score"  # sum of PD over the period's rated games, points
+STATUS = "status"  # rated | new | unrated
+PERFORMANCE_RATING = "performance_rating"  # Rp = Ra + dp, Title Regulations 1.4.8
+OPPONENTS_AVERAGE = "opponents_average"  # Ra, rounded half up
+
+RATINGS_OUTPUT = (
+    PLAYER_ID,
+    PERIOD,
+    RATING,
+    RATING_BEFORE,
+    CHANGE,
+    K_USED,
+    GAMES,
+    SCORE,
+    EXPECTED_SCORE,
+    STATUS,
+    PERFORMANCE_RATING,
+    OPPONENTS_AVERAGE,
+    K,
+    GAMES_TOTAL,
+    REACHED_2400,
+    REACHED_2300,
+    BIRTH_YEAR,
+    PENDING,
+)
+
+# audit: one row per game and side considered
+SOURCE_FILE = "source_file"
+SOURCE_ROW = "source_row"  # 1-based data row in the source file (header not counted)
+COLOUR = "colour"  # white | black | null (one-sided rows)
+RATING_DIFF = "rating_diff"  # D after the 400-point rule, points
+CAPPED = "capped"  # the 400-point rule changed D for this side
+K_CHANGE = "k_change"  # k_used x (score - expected), unrounded, points
+COUNTED = "counted"
+REASON = "reason"
+
+AUDIT_OUTPUT = (
+    PERIOD,
+    GAME_ID,
+    SOURCE_FILE,
+    SOURCE_ROW,
+    EVENT_ID,
+    ROUND,
+    DATE,
+    PLAYER_ID,
+    OPPONENT_ID,
+    COLOUR,
+    RATING,
+    OPPONENT_RATING,
+    RATING_DIFF,
+    CAPPED,
+    EXPECTED_SCORE,
+    SCORE,
+    K_USED,
+    K_CHANGE,
+    COUNTED,
+    REASON,
+)
+
+# rejected: input rows that could not be used
+COLUMN = "column"  # the column at fault (null when the row as a whole is at fault)
+VALUE = "value"  # the offending value, as text
+RAW = "raw"  # the whole input row as a JSON object of its original values
+
+REJECTED_OUTPUT = (PERIOD, SOURCE_FILE, SOURCE_ROW, COLUMN, VALUE, REASON, RAW)
+
+# --- audit reasons (not counted) --------------------------------------------------------------
+FORFEIT = "forfeit"
+UNRATED_OPPONENT = "unrated opponent"
+UNRATED_PLAYER = "unrated player"  # a rule set without initial ratings (elo)
+DUPLICATE_ROW = "duplicate row"
+PENDING_FIRST_RATING = "pending first rating"
+FIRST_EVENT_ZERO = "first event scored zero"
+GAP_600 = "rating gap 600+ with a player above 2600"
+OUTSIDE_WINDOW = "pooled games older than 26 months"

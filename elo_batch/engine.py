@@ -1,0 +1,257 @@
+"""The rating arithmetic as pure polars expressions over whole columns; no I/O, no collect, no loops.
+
+Units: ratings and differences in rating points; scores, expected scores (PD) and their sums in
+integer hundredths wherever FIDE is exact (table 8.1.2), so that a period's sum is exact and is rounded
+once. Only the logistic formula (``expected="formula"``) works in floating point, as it must.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from elo_batch.rules.sets import Cap, Expected
+from elo_batch.rules.tables import TABLE_TAIL, dp_by_p100, pd_high_by_diff
+
+
+def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap) -> pl.Expr:
+    """Rating difference D = Ro - Rc after the 400-point rule, for the side whose rating is ``ro``.
+
+    Args:
+        ro: The player's rating used for the game, rating points (one per game side).
+        rc: The opponent's rating used for the game, rating points.
+        cap_400: ``exempt-2650``: |D| over 400 counts as 400 only when Ro < 2650; ``always``: for
+            every player; ``never``: the real difference.
+
+    Returns:
+        D in rating points, same dtype as ``ro - rc``.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.1, as amended 1 Oct 2025 ("for players rated below
+        2650"); before that amendment the cap applied to everyone. ``fide-rules.md`` section 3.1.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"ro": [2700, 2100, 2649], "rc": [2100, 2700, 2149]})
+    >>> df.select(capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650").alias("d"))["d"].to_list()
+    [600, -400, 400]
+    """
+    diff = ro - rc
+    if cap_400 == "never":
+        return diff
+    capped = diff.clip(-400, 400)
+    if cap_400 == "always":
+        return capped
+    return pl.when(ro >= 2650).then(diff).otherwise(capped)
+
+
+def is_capped(ro: pl.Expr, rc: pl.Expr, cap_400: Cap) -> pl.Expr:
+    """True where the 400-point rule changed D for this side (see :func:`capped_difference`)."""
+    if cap_400 == "never":
+        return pl.lit(False)
+    over = (ro - rc).abs() > 400
+    return over if cap_400 == "always" else over & (ro < 2650)
+
+
+def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
+    """Expected score PD of one game for the player whose rating difference is D, in hundredths.
+
+    Args:
+        d: D after the 400-point rule, rating points (whole numbers for the table; a fractional D is
+            rounded to the nearest whole number, half away from zero, before the lookup).
+        expected: ``table`` (FIDE table 8.1.2) or ``formula`` (100 / (1 + 10^(-D/400))).
+
+    Returns:
+        PD in hundredths: Int64 0..100 for the table (the H column for D >= 0, the L column for
+        D < 0; |D| > 735 gives 100 / 0), Float64 for the formula.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.2 a and table 8.1.2 (``fide-rules.md`` section 1).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"d": [0, 3, 4, -4, 100, -100, 735, 736, -1000]})
+    >>> df.select(expected_score_100(pl.col("d"), "table").alias("pd"))["pd"].to_list()
+    [50, 50, 51, 49, 64, 36, 99, 100, 0]
+    """
+    if expected == "formula":
+        return 100.0 / (1.0 + 10.0 ** (-d.cast(pl.Float64) / 400.0))
+    magnitude = d.abs().round(0, mode="half_away_from_zero").cast(pl.Int64).clip(0, TABLE_TAIL)
+    high = pl.lit(pd_high_by_diff()).gather(magnitude)
+    return pl.when(d >= 0).then(high).otherwise(100 - high)
+
+
+def round_half_away_100(x100: pl.Expr) -> pl.Expr:
+    """Round a value in hundredths to whole points, 0.5 away from zero.
+
+    Args:
+        x100: Hundredths of a rating point (Int64 exact, or Float64 for the formula).
+
+    Returns:
+        Whole rating points, Int64: sign(x) * floor((|x| + 50) / 100).
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.4 ("0.5 is rounded away from zero");
+        ``fide-rules.md`` section 4 (exact integer recipe).
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"x": [250, -250, -50, 49, -49, 150, -150, 9248]})
+    >>> df.select(round_half_away_100(pl.col("x")).alias("r"))["r"].to_list()
+    [3, -3, -1, 0, 0, 2, -2, 92]
+    """
+    return (x100.sign() * ((x100.abs() + 50) // 100)).cast(pl.Int64)
+
+
+def k_factor(
+    *,
+    year: int,
+    rating: pl.Expr,
+    k_list: pl.Expr,
+    birth_year: pl.Expr,
+    games_total: pl.Expr,
+    reached_2400: pl.Expr,
+    reached_2300: pl.Expr,
+) -> pl.Expr:
+    """K for a rating period from the list: the printed K when there is one, else from the player's state.
+
+    Args:
+        year: Calendar year of the period's list (the junior rule counts year - birth_year <= 18).
+        rating: Rating on the list, points (null when unrated).
+        k_list: K printed on the list (null when not given).
+        birth_year, games_total: Player attributes (null when unknown).
+        reached_2400, reached_2300: Whether a published rating ever reached 2400 / 2300 (already
+            defaulted, see :func:`reached`).
+
+    Returns:
+        K (Int64): 10 once a published rating reached 2400; else 40 for a junior (year - birth year
+        <= 18) never published at 2300+; else 40 while fewer than 30 rated games; else 20. Unknown
+        attributes count as an established adult.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3; precedence as in ``fide-rules.md`` section 3.3.
+    """
+    derived = (
+        pl.when(reached_2400)
+        .then(10)
+        .when(birth_year.is_not_null() & (year - birth_year <= 18) & ~reached_2300)
+        .then(40)
+        .when(games_total.is_not_null() & (games_total < 30))
+        .then(40)
+        .otherwise(20)
+    )
+    return pl.coalesce(k_list, derived).cast(pl.Int64)
+
+
+def k_for_next_list(
+    *,
+    year: int,
+    k_list: pl.Expr,
+    birth_year: pl.Expr,
+    games_total: pl.Expr,
+    reached_2400: pl.Expr,
+    reached_2300: pl.Expr,
+) -> pl.Expr:
+    """The K printed on the new list, recomputed for the next month from the updated state.
+
+    As :func:`k_factor`, except that where neither ``birth_year`` nor ``games_total`` is known the K
+    of the old list is carried (a printed 40 may be the junior or the new-player K), unless the
+    player has now reached 2400.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3 (``fide-rules.md`` section 3.3).
+    """
+    unknown = birth_year.is_null() & games_total.is_null() & k_list.is_not_null()
+    derived = k_factor(
+        year=year,
+        rating=pl.lit(None),
+        k_list=pl.lit(None, pl.Int64),
+        birth_year=birth_year,
+        games_total=games_total,
+        reached_2400=reached_2400,
+        reached_2300=reached_2300,
+    )
+    return pl.when(unknown & ~reached_2400).then(k_list).otherwise(derived).cast(pl.Int64)
+
+
+def reached(flag: pl.Expr, rating: pl.Expr, threshold: int, k_list: pl.Expr | None = None) -> pl.Expr:
+    """Whether a published rating has reached ``threshold``: the list's flag, else ``rating >= threshold``.
+
+    With ``k_list`` (for 2400), a printed K of 10 also means 2400 was reached (FIDE prints K 10 only
+    then, B.02 8.3.3).
+    """
+    default = rating.fill_null(0) >= threshold
+    if k_list is not None:
+        default = default | (k_list.fill_null(0) == 10)
+    return pl.coalesce(flag, default)
+
+
+def k_after_700_rule(k: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """K reduced to the largest whole number with K x n <= 700 when K x n > 700.
+
+    Args:
+        k: K of the period (Int64). n: rated games of the period (all events together).
+
+    Returns:
+        floor(700 / n) where K x n > 700, else K (exactly 700 does not trigger the rule).
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3; ``fide-rules.md`` TV-11.
+
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"k": [40, 40, 20, 20, 20, 10, 10], "n": [17, 18, 35, 36, 39, 70, 71]})
+    >>> df.select(k_after_700_rule(pl.col("k"), pl.col("n")).alias("k"))["k"].to_list()
+    [40, 38, 20, 19, 17, 10, 9]
+    """
+    return pl.when(k * n > 700).then(700 // n).otherwise(k).cast(pl.Int64)
+
+
+def half_up_div(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
+    """numerator / denominator rounded to a whole number, 0.5 up (both non-negative integers)."""
+    return (2 * numerator + denominator) // (2 * denominator)
+
+
+def performance_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Performance rating Rp = Ra + dp over n games against rated opponents.
+
+    Args:
+        opponents_sum: Sum of the opponents' ratings, points (Int64).
+        n: Games (> 0; rows with n = 0 give null).
+        w2: Score in half points (Int64).
+
+    Returns:
+        (Rp, Ra): Ra = opponents' average rounded to a whole number, 0.5 up; p = W / n as a whole
+        percentage, 0.5 up; dp from table 8.1.1 (+-800 at 100 % / 0 %).
+
+    References:
+        FIDE Title Regulations (B.01, 2024) 1.4.7, 1.4.8 and table 1.4.9 (= B.02 table 8.1.1);
+        ``fide-rules.md`` section 9, TV-21.
+    """
+    ra = pl.when(n > 0).then(half_up_div(opponents_sum, n))
+    p100 = half_up_div(100 * w2, 2 * n)
+    rp = pl.when(n > 0).then(ra + pl.lit(dp_by_p100()).gather(p100.clip(0, 100).fill_null(0)))
+    return rp.cast(pl.Int64), ra.cast(pl.Int64)
+
+
+def initial_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, *, maximum: int = 2200) -> pl.Expr:
+    """Initial rating Ru of an unrated player from a pool of games against rated opponents.
+
+    Two fictitious opponents rated 1800, both drawn, are added: N = n + 2, S = sum + 3600,
+    W' = W + 1; Ra = S / N; p = W' / N rounded to two decimals (half up); Ru = Ra + dp(p), rounded to
+    a whole number (half up), at most 2200.
+
+    Args:
+        opponents_sum: Sum of the pooled opponents' ratings, points (Int64).
+        n: Pooled games against rated opponents (Int64).
+        w2: Pooled score in half points (Int64).
+        maximum: Highest initial rating (2200).
+
+    Returns:
+        Ru in rating points (Int64); whether it is published (n >= 5, Ru >= 1400) is decided by the caller.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.2.2-8.2.3 and table 8.1.1; exact integer recipe and
+        the published first rating F-N01 (1922) in ``fide-rules.md`` section 6.
+    """
+    big_n = n + 2
+    p100 = half_up_div(100 * (w2 + 2), 2 * big_n)
+    dp = pl.lit(dp_by_p100()).gather(p100.clip(0, 100))
+    s = opponents_sum + 3600
+    ru = (2 * s + 2 * big_n * dp + big_n) // (2 * big_n)
+    return pl.min_horizontal(ru, pl.lit(maximum)).cast(pl.Int64)

@@ -1,0 +1,239 @@
+"""Reading and checking a rating list (the list in force); no rating rules.
+
+A list problem stops the run (exit 65): the list is the base of every new rating, so a guessed value
+would publish a wrong rating. Columns written by an earlier run that describe that run's period
+(``change``, ``games``, ...) are dropped; the player state (``k``, ``games_total``, ...) is kept, and
+any other column passes through to the new list unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.errors import InputDataError
+from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.text import closest_hint
+
+#: Typed list columns the engine reads.
+LIST_SCHEMA: dict[str, pl.DataType] = {
+    c.PLAYER_ID: pl.String(),
+    c.RATING: pl.Float64(),
+    c.K: pl.Int64(),
+    c.BIRTH_YEAR: pl.Int64(),
+    c.GAMES_TOTAL: pl.Int64(),
+    c.REACHED_2400: pl.Boolean(),
+    c.REACHED_2300: pl.Boolean(),
+    c.PENDING: pl.String(),
+}
+
+#: Columns of an earlier run's output that describe its own period; not carried forward.
+PERIOD_OUTPUT = (
+    c.PERIOD, c.RATING_BEFORE, c.CHANGE, c.K_USED, c.GAMES, c.SCORE, c.EXPECTED_SCORE, c.STATUS,
+    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE,
+)  # fmt: skip
+
+_TRUE = ("true", "t", "yes", "y", "1")
+_FALSE = ("false", "f", "no", "n", "0")
+
+
+def load_rating_list(
+    path: str, *, fractional_ratings: bool = False, encoding: str | None = None
+) -> tuple[pl.DataFrame, InputFile]:
+    """Read and check the list in force.
+
+    Args:
+        path: One CSV or Parquet file (or a folder or glob of them, read as one list).
+        fractional_ratings: Accept ratings with decimals (``--rounding none``).
+        encoding: Force the CSV text encoding.
+
+    Returns:
+        The list with ``LIST_SCHEMA`` columns first (absent ones null), then the pass-through
+        columns; one row per player (exact repeats removed). And what the manifest records.
+
+    Raises:
+        InputMissingError: the file is missing or unreadable.
+        InputDataError: a required column is missing, a value is not valid (the message names the
+            file, row, column, value and what was expected), or a player appears twice with
+            different data.
+    """
+    frames, infos = [], []
+    for one in expand_paths([path]):
+        frame, info = read_table(one, encoding=encoding)
+        frames.append(_check(frame, one, fractional_ratings))
+        infos.append(info)
+    table = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
+    table = _one_row_per_player(table)
+    info = (
+        infos[0]
+        if len(infos) == 1
+        else InputFile(
+            path,
+            sum(i.size for i in infos),
+            ",".join(i.sha256 for i in infos),
+            sum(i.rows for i in infos),
+            infos[0].encoding,
+            infos[0].separator,
+        )
+    )
+    return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
+
+
+def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
+    missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
+    if missing:
+        names = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+        hints = " ".join(h for h in (closest_hint(m, names) for m in missing) if h)
+        raise InputDataError(
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the list has "
+            + (", ".join(names) if names else "no columns"),
+            path=path,
+            hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
+        )
+    if RAGGED in frame.columns:
+        ragged = frame.filter(pl.col(RAGGED).is_not_null())
+        if ragged.height:
+            raise InputDataError(ragged[RAGGED][0], path=path, row=int(ragged[c.SOURCE_ROW][0]))
+        frame = frame.drop(RAGGED)
+    frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
+    parsed = {
+        c.PLAYER_ID: _text(frame, c.PLAYER_ID),
+        c.RATING: _number(frame, c.RATING, fractional),
+        c.K: _number(frame, c.K, False),
+        c.BIRTH_YEAR: _number(frame, c.BIRTH_YEAR, False),
+        c.GAMES_TOTAL: _number(frame, c.GAMES_TOTAL, False),
+        c.REACHED_2400: _flag(frame, c.REACHED_2400),
+        c.REACHED_2300: _flag(frame, c.REACHED_2300),
+        c.PENDING: _text(frame, c.PENDING),
+    }
+    rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
+        (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
+        (
+            c.RATING,
+            lambda: _bad_number(frame, c.RATING, fractional),
+            "is not a rating; expected "
+            + ("a number" if fractional else "a whole number")
+            + " of rating points, or empty for unrated",
+        ),
+        (
+            c.RATING,
+            lambda: (parsed[c.RATING] <= 0) | (parsed[c.RATING] >= 3500),
+            "is out of range; expected 0 < rating < 3500",
+        ),
+        (
+            c.K,
+            lambda: _bad_number(frame, c.K, False) | (parsed[c.K] <= 0) | (parsed[c.K] > 100),
+            "is not a K-factor; expected a whole number such as 10, 20 or 40",
+        ),
+        (
+            c.BIRTH_YEAR,
+            lambda: (
+                _bad_number(frame, c.BIRTH_YEAR, False) | (parsed[c.BIRTH_YEAR] < 1850) | (parsed[c.BIRTH_YEAR] > 2100)
+            ),
+            "is not a birth year; expected a four-digit year",
+        ),
+        (
+            c.GAMES_TOTAL,
+            lambda: _bad_number(frame, c.GAMES_TOTAL, False) | (parsed[c.GAMES_TOTAL] < 0),
+            "is not a number of games; expected a whole number >= 0",
+        ),
+        (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),
+        (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
+        (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
+    ]
+    for column, rule, message in rules:
+        if column not in frame.columns:
+            continue
+        bad = rule()
+        hits = frame.filter(bad.fill_null(False))
+        if hits.height:
+            value = hits[column].cast(pl.String)[0]
+            more = f" ({hits.height - 1} more rows like it)" if hits.height > 1 else ""
+            raise InputDataError(
+                f"{value!r} {message}{more}",
+                path=path,
+                row=int(hits[c.SOURCE_ROW][0]),
+                column=column,
+                hint="fix the rating list; nothing was rated.",
+            )
+    extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
+    return frame.select(
+        *[expr.cast(LIST_SCHEMA[name]).alias(name) for name, expr in parsed.items()],
+        *extras,
+        c.SOURCE_FILE,
+        c.SOURCE_ROW,
+    )
+
+
+def _one_row_per_player(table: pl.DataFrame) -> pl.DataFrame:
+    content = [n for n in table.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
+    unique = table.unique(subset=content, keep="first", maintain_order=True)
+    clash = unique.filter(pl.col(c.PLAYER_ID).is_duplicated())
+    if clash.height:
+        player = clash[c.PLAYER_ID][0]
+        rows = clash.filter(pl.col(c.PLAYER_ID) == player)
+        where = ", ".join(f"{f} row {r}" for f, r in zip(rows[c.SOURCE_FILE], rows[c.SOURCE_ROW], strict=True))
+        raise InputDataError(
+            f"player {player!r} is listed twice with different data ({where})",
+            path=str(rows[c.SOURCE_FILE][0]),
+            column=c.PLAYER_ID,
+            value=player,
+            hint="keep one row per player in the rating list.",
+        )
+    return unique
+
+
+def _text(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if name not in frame.columns:
+        return pl.lit(None, pl.String)
+    dtype = frame.schema[name]
+    expr = pl.col(name)
+    if dtype == pl.String:
+        return pl.when(expr.str.len_bytes() > 0).then(expr)
+    if dtype.is_float():
+        return pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
+    return expr.cast(pl.String)
+
+
+def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
+    if name not in frame.columns:
+        return pl.lit(None, pl.Float64)
+    return (
+        _text(frame, name).cast(pl.Float64, strict=False)
+        if frame.schema[name] == pl.String
+        else pl.col(name).cast(pl.Float64, strict=False)
+    )
+
+
+def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
+    dtype = frame.schema[name]
+    if dtype == pl.String:
+        text = _text(frame, name)
+        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else r"^\d+$")
+    if not dtype.is_numeric():
+        return pl.col(name).is_not_null()
+    value = pl.col(name).cast(pl.Float64)
+    return pl.lit(False) if fractional else value.is_not_null() & (value != value.round(0))
+
+
+def _flag(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if name not in frame.columns:
+        return pl.lit(None, pl.Boolean)
+    if frame.schema[name] == pl.Boolean:
+        return pl.col(name)
+    text = _text(frame, name).str.to_lowercase()
+    return pl.when(text.is_in(_TRUE)).then(True).when(text.is_in(_FALSE)).then(False)
+
+
+def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if frame.schema[name] == pl.Boolean:
+        return pl.lit(False)
+    text = _text(frame, name).str.to_lowercase()
+    return text.is_not_null() & ~text.is_in((*_TRUE, *_FALSE))
+
+
+def _bad_pending(pending: pl.Expr) -> pl.Expr:
+    entry = r"\d{4}-\d{2}:\d+:\d+:\d+"
+    return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")

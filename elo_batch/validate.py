@@ -1,0 +1,404 @@
+"""Input rules as boolean polars expressions: turns raw game rows into typed canonical rows or rejects.
+
+Never drops a row silently: every row read is either a canonical row (possibly flagged as an exact
+duplicate) or a rejected row with its file, row number, column, value and reason. No rating rules here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.errors import InputDataError
+from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.text import closest_hint
+
+#: Canonical game row: one per valid input row (two-sided game or one-sided result).
+CANONICAL_SCHEMA: dict[str, pl.DataType] = {
+    "row_key": pl.Int64(),  # global input order: files in order, rows in order
+    c.SOURCE_FILE: pl.String(),
+    c.SOURCE_ROW: pl.Int64(),
+    "one_sided": pl.Boolean(),
+    c.GAME_ID: pl.String(),
+    c.PERIOD: pl.String(),
+    c.DATE: pl.Date(),
+    c.EVENT_ID: pl.String(),
+    c.ROUND: pl.String(),
+    c.WHITE_ID: pl.String(),  # player_id of one-sided rows
+    c.BLACK_ID: pl.String(),  # opponent_id of one-sided rows (may be null)
+    "score100": pl.Int16(),  # white's (player's) score in hundredths: 100, 50, 0
+    "forfeit": pl.Boolean(),
+    c.WHITE_RATING: pl.Float64(),  # player_rating of one-sided rows
+    c.BLACK_RATING: pl.Float64(),  # opponent_rating of one-sided rows
+    "duplicate": pl.Boolean(),  # an exact repeat of an earlier row with the same game_id
+}
+
+REJECTED_SCHEMA: dict[str, pl.DataType] = {
+    c.PERIOD: pl.String(),  # the row's period when it could be read, else null
+    c.SOURCE_FILE: pl.String(),
+    c.SOURCE_ROW: pl.Int64(),
+    c.COLUMN: pl.String(),
+    c.VALUE: pl.String(),
+    c.REASON: pl.String(),
+    c.RAW: pl.String(),
+}
+
+#: Two-sided result tokens -> white's score in hundredths (FIDE 5.1: forfeits are never rated).
+RESULTS: dict[str, int] = {
+    "1-0": 100, "0-1": 0, "1/2-1/2": 50, "½-½": 50, "0.5-0.5": 50, "0,5-0,5": 50, "=-=": 50,
+    "1:0": 100, "0:1": 0, "½:½": 50, "1/2:1/2": 50,
+}  # fmt: skip
+FORFEITS: dict[str, int] = {"+--": 100, "--+": 0, "+-": 100, "-+": 0, "--": 0}
+#: One-sided score tokens -> the player's score in hundredths.
+SCORES: dict[str, int] = {"1": 100, "1.0": 100, "0": 0, "0.0": 0, "0.5": 50, "0,5": 50, "½": 50, "1/2": 50, "=": 50}
+ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
+
+RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
+SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
+MAX_RATING = 3500
+
+
+@dataclass(frozen=True)
+class GamesInput:
+    """All game rows of a run, checked.
+
+    Attributes:
+        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order.
+        rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
+        files: What was read, file by file.
+    """
+
+    rows: pl.DataFrame
+    rejected: pl.DataFrame
+    files: tuple[InputFile, ...]
+
+    @property
+    def rows_read(self) -> int:
+        """Data rows read over all files."""
+        return sum(f.rows for f in self.files)
+
+
+@dataclass(frozen=True)
+class _Check:
+    column: str | None
+    bad: pl.Expr
+    reason: pl.Expr
+
+
+def load_games(
+    paths: list[str] | tuple[str, ...], *, fractional_ratings: bool = False, encoding: str | None = None
+) -> GamesInput:
+    """Read and check game files of either shape of the contract.
+
+    Args:
+        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`).
+        fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
+        encoding: Force the CSV text encoding.
+
+    Returns:
+        Canonical rows, rejected rows and the files read.
+
+    Raises:
+        InputMissingError: a file is missing or unreadable.
+        InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
+    """
+    canonical: list[pl.DataFrame] = []
+    rejected: list[pl.DataFrame] = []
+    files: list[InputFile] = []
+    offset = 0
+    for path in expand_paths(paths):
+        frame, info = read_table(path, encoding=encoding)
+        files.append(info)
+        good, bad = _check_file(frame, path, fractional_ratings)
+        canonical.append(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
+        rejected.append(bad)
+        offset += frame.height
+    rows = pl.concat(canonical) if canonical else pl.DataFrame(schema=CANONICAL_SCHEMA)
+    bad_rows = pl.concat(rejected) if rejected else pl.DataFrame(schema=REJECTED_SCHEMA)
+    rows, reused = _mark_duplicates(rows)
+    return GamesInput(
+        rows,
+        pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+        if reused.height
+        else bad_rows,
+        tuple(files),
+    )
+
+
+def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    names = set(frame.columns)
+    if set(c.TWO_SIDED_REQUIRED) <= names:
+        one_sided = False
+    elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
+        one_sided = True
+    else:
+        raise _missing_columns_error(frame, path)
+    if not ({c.DATE, c.PERIOD} & names):
+        raise InputDataError(
+            "missing column 'date' (or 'period')",
+            path=path,
+            hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
+        )
+    schema = frame.schema
+    col = _ColumnReader(schema)
+    white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
+    white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
+    score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
+    tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
+    forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
+    token = col.text(score_col).str.replace_all(r"\s+", "")
+    date_value, date_bad = col.date(c.DATE)
+    candidates: list[_Check | None] = [
+        _Check(RAGGED, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
+        _Check(white, col.text(white).is_null(), pl.lit(f"missing {white}")),
+        _Check(black, col.text(black).is_null(), pl.lit(f"missing {black}")) if not one_sided else None,
+        _Check(black, col.text(white) == col.text(black), pl.lit("a player cannot play themselves")),
+        _Check(score_col, col.text(score_col).is_null(), pl.lit(f"missing {score_col}")),
+        _Check(
+            score_col,
+            ~token.is_in(list(tokens)),
+            pl.format(
+                "{} is not a "
+                + ("score" if one_sided else "result")
+                + ". Hint: "
+                + (SCORE_HINT if one_sided else RESULT_HINT),
+                _quoted(col.text(score_col)),
+            ),
+        ),
+        _Check(
+            c.PERIOD,
+            col.text(c.PERIOD).is_not_null() & ~col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$"),
+            pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(col.text(c.PERIOD))),
+        ),
+        _Check(
+            c.DATE,
+            date_bad,
+            pl.format(
+                "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
+            ),
+        ),
+        _Check(c.DATE, col.text(c.PERIOD).is_null() & date_value.is_null(), pl.lit("no date and no period")),
+        *col.rating_checks(white_rating, fractional),
+        *col.rating_checks(black_rating, fractional),
+    ]
+    checks = [
+        check
+        for check in candidates
+        if check is not None and (check.column is None or check.column in names or check.column == RAGGED)
+    ]
+    reason = _first(checks, lambda ch: ch.reason)
+    column = _first(checks, lambda ch: pl.lit(ch.column))
+    value = _first(
+        checks,
+        lambda ch: col.text(ch.column) if ch.column in names and ch.column != RAGGED else pl.lit(None, pl.String),
+    )
+    period = pl.coalesce(
+        pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
+        date_value.dt.strftime("%Y-%m"),
+    )
+    flagged = frame.with_columns(
+        pl.int_range(0, pl.len(), dtype=pl.Int64).alias("row_key"),
+        reason.alias("__reason"),
+        column.alias("__column"),
+        value.alias("__value"),
+    )
+    original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    bad = flagged.filter(pl.col("__reason").is_not_null()).select(
+        period.alias(c.PERIOD),
+        pl.col(c.SOURCE_FILE),
+        pl.col(c.SOURCE_ROW),
+        pl.col("__column").alias(c.COLUMN),
+        pl.col("__value").alias(c.VALUE),
+        pl.col("__reason").alias(c.REASON),
+        pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+    )
+    good = flagged.filter(pl.col("__reason").is_null()).select(
+        pl.col("row_key"),
+        pl.col(c.SOURCE_FILE),
+        pl.col(c.SOURCE_ROW),
+        pl.lit(one_sided).alias("one_sided"),
+        col.text(c.GAME_ID).alias(c.GAME_ID),
+        period.alias(c.PERIOD),
+        date_value.alias(c.DATE),
+        col.text(c.EVENT_ID).alias(c.EVENT_ID),
+        col.text(c.ROUND).alias(c.ROUND),
+        col.text(white).alias(c.WHITE_ID),
+        col.text(black).alias(c.BLACK_ID),
+        token.replace_strict(tokens, default=None, return_dtype=pl.Int16).alias("score100"),
+        token.is_in(list(forfeit_tokens)).alias("forfeit"),
+        col.rating(white_rating).alias(c.WHITE_RATING),
+        col.rating(black_rating).alias(c.BLACK_RATING),
+        pl.lit(False).alias("duplicate"),
+    )
+    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+
+
+def _first(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Expr:
+    expr: Any = pl.when(checks[0].bad).then(pick(checks[0]))
+    for check in checks[1:]:
+        expr = expr.when(check.bad).then(pick(check))
+    return expr.otherwise(None).cast(pl.String)
+
+
+def _quoted(expr: pl.Expr) -> pl.Expr:
+    return pl.format("'{}'", expr)
+
+
+class _ColumnReader:
+    """Typed views of a raw column, whatever its source type (CSV text or a Parquet type)."""
+
+    def __init__(self, schema: pl.Schema) -> None:
+        self.schema = schema
+
+    def text(self, name: str) -> pl.Expr:
+        """The column as trimmed text, null when absent or empty; whole floats lose their '.0'."""
+        dtype = self.schema.get(name)
+        if dtype is None:
+            return pl.lit(None, pl.String)
+        expr = pl.col(name)
+        if dtype == pl.String:
+            return pl.when(expr.str.len_bytes() > 0).then(expr)
+        if dtype.is_float():
+            return (
+                pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
+            )
+        if dtype in (pl.Date, pl.Datetime) or isinstance(dtype, pl.Datetime):
+            return expr.cast(pl.String)
+        return expr.cast(pl.String)
+
+    def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
+        """(local date as written, row is not a date) for a date or date-time column."""
+        dtype = self.schema.get(name)
+        if dtype is None:
+            return pl.lit(None, pl.Date), pl.lit(False)
+        expr = pl.col(name)
+        if dtype == pl.Date:
+            return expr, pl.lit(False)
+        if isinstance(dtype, pl.Datetime):
+            return expr.dt.date(), pl.lit(False)
+        text = self.text(name)
+        value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
+        rest_ok = text.str.slice(10).str.contains(r"^([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?$")
+        well_formed = text.str.contains(r"^\d{4}-\d{2}-\d{2}")
+        bad = text.is_not_null() & (value.is_null() | ~rest_ok | ~well_formed)
+        return pl.when(~bad).then(value), bad
+
+    def rating(self, name: str) -> pl.Expr:
+        """The column as rating points (Float64), null when absent or empty."""
+        dtype = self.schema.get(name)
+        if dtype is None:
+            return pl.lit(None, pl.Float64)
+        if dtype == pl.String:
+            return self.text(name).cast(pl.Float64, strict=False)
+        return pl.col(name).cast(pl.Float64, strict=False)
+
+    def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
+        """Checks of a rating column: a number, whole unless ``fractional``, 0 < rating < 3500."""
+        dtype = self.schema.get(name)
+        if dtype is None:
+            return []
+        text, value = self.text(name), self.rating(name)
+        checks = []
+        if dtype == pl.String:
+            checks.append(
+                _Check(
+                    name,
+                    text.str.contains(r"^\d{1,3}([.,]\d{3})+$"),
+                    pl.format(
+                        "{} is not a rating: it looks like a number with a thousands separator."
+                        " Hint: write ratings as plain digits (2000).",
+                        _quoted(text),
+                    ),
+                )
+            )
+            pattern = r"^\d+(\.\d+)?$" if fractional else r"^\d+$"
+            checks.append(
+                _Check(
+                    name,
+                    text.is_not_null() & ~text.str.contains(pattern),
+                    pl.format(
+                        "{} is not a rating. Hint: "
+                        + (
+                            "a number of rating points."
+                            if fractional
+                            else "a whole number of rating points (ratings are integers)."
+                        ),
+                        _quoted(text),
+                    ),
+                )
+            )
+        elif not dtype.is_numeric():
+            checks.append(
+                _Check(
+                    name, pl.col(name).is_not_null(), pl.lit(f"a rating must be a number, the column type is {dtype}")
+                )
+            )
+        elif not fractional:
+            checks.append(
+                _Check(
+                    name,
+                    value.is_not_null() & (value != value.round(0)),
+                    pl.format("{} is not a whole number. Hint: ratings are integers.", _quoted(text)),
+                )
+            )
+        checks.append(
+            _Check(
+                name,
+                value.is_not_null() & ((value <= 0) | (value >= MAX_RATING)),
+                pl.format("rating {} is out of range. Hint: expected 0 < rating < 3500.", text),
+            )
+        )
+        return checks
+
+
+def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Flag exact repeats of a game_id and reject game_ids reused with different content."""
+    content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
+    has_id = pl.col(c.GAME_ID).is_not_null()
+    flagged = rows.with_columns(
+        (has_id & (pl.struct(content).n_unique().over(c.GAME_ID) > 1)).alias("__conflict"),
+        (has_id & ~pl.struct(content).is_first_distinct()).alias("duplicate"),
+    )
+    conflict = flagged.filter("__conflict")
+    if conflict.height == 0:
+        return flagged.drop("__conflict"), pl.DataFrame(schema=REJECTED_SCHEMA)
+    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(
+        pl.format("{} row {}", c.SOURCE_FILE, c.SOURCE_ROW).str.join(", ").alias("__where")
+    )
+    reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left").select(
+        pl.col(c.PERIOD),
+        pl.col(c.SOURCE_FILE),
+        pl.col(c.SOURCE_ROW),
+        pl.lit(c.GAME_ID).alias(c.COLUMN),
+        pl.col(c.GAME_ID).alias(c.VALUE),
+        pl.format(
+            "game_id '{}' is used by rows with different content ({}). Hint: give each game its own game_id.",
+            c.GAME_ID,
+            "__where",
+        ).alias(c.REASON),
+        pl.struct(content).struct.json_encode().alias(c.RAW),
+    )
+    return flagged.filter(~pl.col("__conflict")).drop("__conflict"), reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+
+
+def _listing(frame: pl.DataFrame) -> str:
+    names = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    return "columns " + ", ".join(names) if names else "no columns"
+
+
+def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
+    names = set(frame.columns)
+    missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
+    hints = [closest_hint(name, frame.columns) for name in missing]
+    hint_text = " ".join(h for h in hints if h)
+    return InputDataError(
+        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the file has {_listing(frame)}",
+        path=path,
+        hint=(hint_text + " " if hint_text else "")
+        + "a games file needs white_id, black_id, result and date (or period); a one-sided results file "
+        "needs player_id, opponent_rating, result (or score) and date (or period).",
+    )

@@ -1,0 +1,49 @@
+"""Shared test helpers: run the CLI in-process and read a period's outputs."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from elo_batch.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+
+
+class Cli:
+    """Invoke ``elo-batch`` in-process and read what it wrote."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.tmp_path = tmp_path
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str | Path):
+        return self.runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+    def run(self, args: str, out: Path | None = None):
+        out = out or self.tmp_path / "out"
+        return self(*shlex.split(args), "--out", out)
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Cli:
+    return Cli(tmp_path)
+
+
+def read_table(out: Path, table: str, period: str) -> pl.DataFrame:
+    """The one file of ``out/<table>/period=<period>/`` (CSV read as text, Parquet as typed)."""
+    files = sorted((out / table / f"period={period}").glob("part-0.*"))
+    assert len(files) == 1, f"expected one file in {table}/period={period}, found {files}"
+    if files[0].suffix == ".csv":
+        return pl.read_csv(files[0], infer_schema=False)
+    return pl.read_parquet(files[0])
+
+
+def write_csv(path: Path, text: str) -> Path:
+    path.write_text(text.strip() + "\n", encoding="utf-8")
+    return path
