@@ -1,14 +1,22 @@
-"""Rate one rating period as one lazy polars plan, and a range of periods (the only loop, over months).
+"""Rate one rating period with whole-column polars plans, and a range of periods (the only loop, over months).
 
-Inside a period nothing is sequential: every game uses the ratings in force, so the games of the
-period become game sides (one row per player and game), the sides are joined to the list, and the
-per-player sums, K, change and new list follow as whole-column expressions.
+Inside a period nothing is sequential: every game uses the ratings in force. Each player gets a dense
+index (players of the list in force first, in list order, then players absent from it), looked up once
+per game row, so that everything per player afterwards is a gather or a group-by over integers:
+
+1. the period's rows are read once into a compact table (row key, date, event, flags, score and the two
+   player indices; no names or ids), the only hash joins on player ids;
+2. the game sides (one per player and game) are derived from that table to sum each player's games,
+   expected scores and score (exact integer hundredths), decide K and the change;
+3. the audit is a lazy plan over the period's rows and the two index columns, both sides merged in input
+   order, written by the writer in streaming fashion so that it never has to fit in memory at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import polars as pl
 
@@ -19,6 +27,18 @@ from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
+
+#: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
+#: memory stays bounded by the players, not the games.
+ENGINE: Final = "streaming"
+
+#: Columns of the compact period table (plus ``__w``, ``__b``: the players' dense indices).
+_TABLE = (
+    "row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate", "score100", c.WHITE_RATING, c.BLACK_RATING,
+)  # fmt: skip
+#: Why a game side is not counted, by precedence (``__code`` 1..5; 0 = counted). Code 4 is the
+#: pending-first-rating reason under rule sets with initial ratings, else "unrated player".
+_DUPLICATE, _FORFEIT, _UNRATED_OPPONENT, _UNRATED_PLAYER, _GAP = 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -49,7 +69,8 @@ class PeriodResult:
         period: Month of play, ``YYYY-MM``.
         rule_set: The rules applied.
         ratings: The new rating list (one row per player, sorted by ``player_id``).
-        audit: One row per game side considered, in input order.
+        audit: One row per game side considered, in input order: a lazy plan, run when it is written.
+        audit_rows: Rows of ``audit``.
         rejected: Rejected input rows attributed to this period, in input order.
         counts: Row accounting.
         warnings: Things the user should know that did not stop the run.
@@ -58,7 +79,8 @@ class PeriodResult:
     period: str
     rule_set: RuleSet
     ratings: pl.DataFrame
-    audit: pl.DataFrame
+    audit: pl.LazyFrame
+    audit_rows: int
     rejected: pl.DataFrame
     counts: Counts
     warnings: tuple[str, ...]
@@ -109,95 +131,75 @@ def rate_period(
             from the game rows (a range run without ``--ratings``).
 
     Returns:
-        The period's ratings, audit, rejected rows and counts.
+        The period's ratings, audit (a lazy plan), rejected rows and counts.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
-    sides = _sides(rows)
-    listed, warnings = _period_list(rating_list, sides, add_players_from_games)
-    sides = _rate_sides(sides, listed, rules)
-    pools = pool_first_ratings(sides, listed, rules, period)
-    players = _players(sides, listed, pools, rules, period)
-    audit = _audit(sides, players, pools, rules, period)
+    listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    table, ids = _period_table(rows, listed)
+    list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
+    sides = _sides(table.lazy(), list_rating, rules)
+    pending = _pending_sides(sides, ids, rules)
+    pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
+    flags = _pending_flags(pending, pools)
+    players = _players(sides, listed, ids, pools, rules, period)
     if rules.rounding == "game":
-        per_game = audit.group_by(c.PLAYER_ID).agg(
-            engine.round_half_away_100(pl.col("__kdev100")).sum().alias("__game_change")
-        )
-        players = (
-            players.join(per_game, on=c.PLAYER_ID, how="left")
-            .with_columns(
-                pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col("__game_change").fill_null(0)).alias(c.CHANGE)
-            )
-            .drop("__game_change")
-        )
-    ratings_lf = _finish_list(players, rules, period)
-    row_counted = audit.group_by("row_key").agg(pl.col(c.COUNTED).any()).select(pl.col(c.COUNTED).sum())
-    ratings, audit_df, counted_df, period_rows = pl.collect_all(
-        [
-            ratings_lf.sort(c.PLAYER_ID),
-            audit.sort("row_key", "__side").drop("row_key", "__side", "__kdev100"),
-            row_counted,
-            rows.select(pl.len()),
-        ]
+        players = _change_by_game(players, sides, rules)
+    counted_side = pl.col("__rated") | _is_in_keys(pl.col("__key"), flags["published"])
+    not_counted_rows = (  # rows none of whose sides count
+        sides.filter(~counted_side)
+        .group_by("row_key")
+        .agg(pl.len(), pl.col("one_sided").first())
+        .filter(pl.col("len") == pl.when("one_sided").then(1).otherwise(2))
+        .select(pl.len())
     )
+    ratings, uncounted = pl.collect_all(
+        [_finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID), not_counted_rows],
+        engine=ENGINE,
+    )
+    audit = _audit(rows, table, list_rating, players, flags, rules, period)
     rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
-    in_period = period_rows.item()
-    counted = int(counted_df.item() or 0)
+    in_period = table.height
+    counted = in_period - uncounted.item()
     other = (
-        games.rows.filter(pl.col(c.PERIOD) != period).height
+        games.rows.lazy().filter(pl.col(c.PERIOD) != period).select(pl.len()).collect().item()
         + games.rejected.filter(pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)).height
     )
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
-    return PeriodResult(period, rules, ratings, audit_df, rejected, counts, tuple(warnings))
-
-
-def _sides(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per game side: both sides of a two-sided game, the player's side of a one-sided row."""
-    common = [
-        "row_key", c.GAME_ID, c.SOURCE_FILE, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE,
-        "one_sided", "forfeit", "duplicate",
-    ]  # fmt: skip
-    white = rows.select(
-        *common,
-        pl.lit(0, pl.Int8).alias("__side"),
-        pl.col(c.WHITE_ID).alias(c.PLAYER_ID),
-        pl.col(c.BLACK_ID).alias(c.OPPONENT_ID),
-        pl.when(~pl.col("one_sided")).then(pl.lit("white")).alias(c.COLOUR),
-        pl.col("score100"),
-        pl.col(c.WHITE_RATING).alias("__ro_game"),
-        pl.col(c.BLACK_RATING).alias("__rc_game"),
-    )
-    black = rows.filter(~pl.col("one_sided")).select(
-        *common,
-        pl.lit(1, pl.Int8).alias("__side"),
-        pl.col(c.BLACK_ID).alias(c.PLAYER_ID),
-        pl.col(c.WHITE_ID).alias(c.OPPONENT_ID),
-        pl.lit("black").alias(c.COLOUR),
-        (100 - pl.col("score100")).cast(pl.Int16).alias("score100"),
-        pl.col(c.BLACK_RATING).alias("__ro_game"),
-        pl.col(c.WHITE_RATING).alias("__rc_game"),
-    )
-    return pl.concat([white, black])
+    audit_rows = in_period + table.select((~pl.col("one_sided")).sum()).item()
+    return PeriodResult(period, rules, ratings, audit, audit_rows, rejected, counts, tuple(warnings))
 
 
 def _period_list(
-    rating_list: pl.DataFrame | None, sides: pl.LazyFrame, add_players_from_games: bool
-) -> tuple[pl.LazyFrame, list[str]]:
+    rating_list: pl.DataFrame | None, rows: pl.LazyFrame, add_players_from_games: bool
+) -> tuple[pl.DataFrame, list[str]]:
     """The list in force; without one, every player met in the games with their first game's rating."""
     warnings: list[str] = []
     if rating_list is not None and not add_players_from_games:
-        return rating_list.lazy(), warnings
-    ordered = sides.sort(c.DATE, "row_key", "__side", nulls_last=True)
-    from_games = ordered.group_by(c.PLAYER_ID, maintain_order=True).agg(
-        pl.col("__ro_game").drop_nulls().first().alias(c.RATING),
-        pl.col("__ro_game").drop_nulls().n_unique().alias("__ratings_seen"),
+        return rating_list, warnings
+    white = rows.select(
+        c.DATE, "row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).alias(c.PLAYER_ID),
+        pl.col(c.WHITE_RATING).alias("__ro_game"),
+    )  # fmt: skip
+    black = rows.filter(~pl.col("one_sided")).select(
+        c.DATE, "row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).alias(c.PLAYER_ID),
+        pl.col(c.BLACK_RATING).alias("__ro_game"),
+    )  # fmt: skip
+    ordered = pl.concat([white, black]).sort(c.DATE, "row_key", "__side", nulls_last=True)
+    from_games = (
+        ordered.group_by(c.PLAYER_ID, maintain_order=True)
+        .agg(
+            pl.col("__ro_game").drop_nulls().first().alias(c.RATING),
+            pl.col("__ro_game").drop_nulls().n_unique().alias("__ratings_seen"),
+        )
+        .collect()
     )
-    differing = from_games.filter(pl.col("__ratings_seen") > 1).select(pl.len()).collect().item()
+    differing = from_games.filter(pl.col("__ratings_seen") > 1).height
     if differing:
         warnings.append(
             f"{differing} player(s) have different ratings on different game rows; each player's rating "
@@ -211,77 +213,204 @@ def _period_list(
     )
     if rating_list is None:
         return synthetic, warnings
-    known = rating_list.lazy()
-    return pl.concat([known, synthetic.join(known, on=c.PLAYER_ID, how="anti")], how="diagonal_relaxed"), warnings
+    added = synthetic.join(rating_list, on=c.PLAYER_ID, how="anti", maintain_order="left")
+    return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
-def _rate_sides(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
-    """Join each side to the list, decide whether it counts and compute D, PD and score - PD."""
-    ratings = listed.select(c.PLAYER_ID, c.RATING)
-    sides = sides.join(ratings.rename({c.RATING: "__ro_list"}), on=c.PLAYER_ID, how="left", maintain_order="left").join(
-        ratings.rename({c.PLAYER_ID: c.OPPONENT_ID, c.RATING: "__rc_list"}),
-        on=c.OPPONENT_ID,
-        how="left",
-        maintain_order="left",
+def _period_table(rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+    """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
+
+    Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
+    first appearance. Returns the table and the player ids by index.
+    """
+    index = listed.select(c.PLAYER_ID).with_row_index("__idx").lazy()
+    table = (
+        rows.join(
+            index.rename({c.PLAYER_ID: c.WHITE_ID, "__idx": "__w"}), on=c.WHITE_ID, how="left", maintain_order="left"
+        )
+        .join(index.rename({c.PLAYER_ID: c.BLACK_ID, "__idx": "__b"}), on=c.BLACK_ID, how="left", maintain_order="left")
+        .select(
+            *_TABLE,
+            "__w",
+            "__b",
+            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias("__absent"),
+        )
+        .collect(engine=ENGINE)
     )
-    ro = pl.coalesce("__ro_game", "__ro_list")
-    rc = pl.coalesce("__rc_game", "__rc_list")
+    ids = listed[c.PLAYER_ID]
+    positions = table.select(pl.arg_where(pl.col("__absent"))).to_series()
+    if positions.len() == 0:
+        return table.drop("__absent"), ids
+    keys = table["row_key"].gather(positions)
+    found = (
+        rows.filter(pl.col("row_key").is_in(keys.implode()))
+        .select("row_key", c.WHITE_ID, c.BLACK_ID)
+        .collect(engine=ENGINE)
+        .sort("row_key")
+    )
+    seen = pl.concat(
+        [
+            found.select("row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
+            found.select("row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
+        ]
+    ).sort("row_key", "__side")
+    absent = (
+        seen.drop_nulls(c.PLAYER_ID)
+        .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
+        .select(c.PLAYER_ID)
+        .unique(maintain_order=True)
+        .with_row_index("__idx", offset=ids.len())
+    )
+    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index("__idx"), absent])
+    filled = found.join(
+        every.rename({c.PLAYER_ID: c.WHITE_ID, "__idx": "__w"}), on=c.WHITE_ID, how="left", maintain_order="left"
+    ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, "__idx": "__b"}), on=c.BLACK_ID, how="left", maintain_order="left")
+    table = table.drop("__absent").with_columns(
+        table["__w"].scatter(positions, filled["__w"]),
+        table["__b"].scatter(positions, filled["__b"]),
+    )
+    return table, pl.concat([ids, absent[c.PLAYER_ID]])
+
+
+def _side_columns(frame: pl.LazyFrame, white: bool, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """One game side per row of ``frame``: the ratings used, whether it counts (``__code``), D, PD, score - PD.
+
+    ``frame`` has the period table's columns. Adds ``__idx`` (the player's index), ``__key`` (2 x row
+    key + side: input order), ``rating``, ``opponent_rating``, ``__score100``, ``__code``, ``__rated``,
+    ``rating_diff``, ``capped``, ``__pd100`` and ``__dev100`` (hundredths).
+    """
+    me, other = ("__w", "__b") if white else ("__b", "__w")
+    game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
+    ratings = pl.lit(list_rating)
+    frame = frame.with_columns(
+        pl.col(me).alias("__idx"),
+        (2 * pl.col("row_key") + (0 if white else 1)).alias("__key"),
+        ratings.gather(pl.col(me)).alias("__ro_list"),
+        ratings.gather(pl.col(other)).alias("__rc_list"),
+        (pl.col("score100") if white else (100 - pl.col("score100")).cast(pl.Int16)).alias("__score100"),
+    ).with_columns(
+        pl.coalesce(game_ro, "__ro_list").alias(c.RATING),
+        pl.coalesce(game_rc, "__rc_list").alias(c.OPPONENT_RATING),
+    )
+    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col("one_sided")).then(rc.is_not_null()).otherwise(pl.col("__rc_list").is_not_null())
-    player_rated = pl.col("__ro_list").is_not_null()
     gap = (
         (rules.gap_600_rule & ((ro - rc).abs() >= 600) & ((ro > 2600) | (rc > 2600)))
         if rules.gap_600_rule
         else pl.lit(False)
     )
-    reason = (
+    code = (
         pl.when(pl.col("duplicate"))
-        .then(pl.lit(c.DUPLICATE_ROW))
+        .then(_DUPLICATE)
         .when(pl.col("forfeit"))
-        .then(pl.lit(c.FORFEIT))
+        .then(_FORFEIT)
         .when(~opponent_rated)
-        .then(pl.lit(c.UNRATED_OPPONENT))
-        .when(~player_rated)
-        .then(pl.lit(c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER))
+        .then(_UNRATED_OPPONENT)
+        .when(pl.col("__ro_list").is_null())
+        .then(_UNRATED_PLAYER)
         .when(gap.fill_null(False))
-        .then(pl.lit(c.GAP_600))
+        .then(_GAP)
+        .otherwise(0)
+        .cast(pl.UInt8)
     )
-    sides = sides.with_columns(
-        ro.alias(c.RATING),
-        rc.alias(c.OPPONENT_RATING),
-        player_rated.alias("__player_rated"),
-        reason.alias(c.REASON),
-    ).with_columns(pl.col(c.REASON).is_null().alias("__rated"))
-    diff = engine.capped_difference(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules.cap_400)
-    sides = sides.with_columns(
-        pl.when("__rated").then(diff).alias(c.RATING_DIFF),
-        pl.when("__rated")
-        .then(engine.is_capped(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules.cap_400))
-        .alias(c.CAPPED),
+    frame = frame.with_columns(code.alias("__code")).with_columns((pl.col("__code") == 0).alias("__rated"))
+    frame = frame.with_columns(
+        pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400)).alias(c.RATING_DIFF),
+        pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400)).alias(c.CAPPED),
     )
     pd100 = engine.expected_score_100(pl.col(c.RATING_DIFF), rules.expected)
-    return sides.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
-        pl.when("__rated").then(pl.col("score100") - pl.col("__pd100")).alias("__dev100")
+    return frame.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
+        pl.when("__rated").then(pl.col("__score100") - pl.col("__pd100")).alias("__dev100")
     )
+
+
+def _sides(table: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """Both sides of two-sided games and the player's side of one-sided rows, from the period table."""
+    white = _side_columns(table, True, list_rating, rules)
+    black = _side_columns(table.filter(~pl.col("one_sided")), False, list_rating, rules)
+    return pl.concat([white, black])
+
+
+def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.DataFrame:
+    """Sides of unrated players against rated opponents, as :func:`pool_first_ratings` reads them."""
+    if not rules.initial_ratings:
+        return pl.DataFrame(
+            schema={"__key": pl.Int64, c.PLAYER_ID: pl.String, c.EVENT_ID: pl.String, c.REASON: pl.String}
+        )
+    return (
+        sides.filter(pl.col("__code") == _UNRATED_PLAYER)
+        .select(
+            "__key",
+            "row_key",
+            c.DATE,
+            c.EVENT_ID,
+            pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
+            pl.col("__score100").alias("score100"),
+            c.OPPONENT_RATING,
+            pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON),
+        )
+        .collect(engine=ENGINE)
+    )
+
+
+def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> dict[str, pl.Series]:
+    """Keys (``__key``) of the pending sides that count for a published first rating, and of those ignored
+    as a first event scored zero (B.02 8.2.1)."""
+    first = pending.select("__key", c.PLAYER_ID, c.EVENT_ID).join(
+        pools.select(c.PLAYER_ID, "__published", "__ignored_events"), on=c.PLAYER_ID, how="left"
+    )
+    ignored = pl.col("__ignored_events").list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
+    published = pl.col("__published").fill_null(False) & ~ignored
+    return {
+        "ignored": first.filter(ignored)["__key"],
+        "published": first.filter(published)["__key"],
+    }
+
+
+def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
+    return key.is_in(keys.implode()) if keys.len() else pl.lit(False)
+
+
+def _sum_engine(rules: RuleSet) -> Literal["streaming", "in-memory"]:
+    """The engine for per-player sums: streaming where they are exact integers (table 8.1.2, whole
+    ratings), else in-memory, which adds floating-point values in row order, so that a run gives the same
+    last digits every time."""
+    return ENGINE if rules.expected == "table" and rules.rounding != "none" else "in-memory"
 
 
 def _players(
-    sides: pl.LazyFrame, listed: pl.LazyFrame, pools: pl.LazyFrame, rules: RuleSet, period: str
-) -> pl.LazyFrame:
-    """Per-player sums over the period, K after the 700 rule, and the rounded change."""
+    sides: pl.LazyFrame, listed: pl.DataFrame, ids: pl.Series, pools: pl.DataFrame, rules: RuleSet, period: str
+) -> pl.DataFrame:
+    """Per-player sums over the period, K after the 700 rule, and the rounded change, by player index.
+
+    One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
+    force and the unrated players with pooled games.
+    """
     rated = pl.col("__rated")
-    versus_rated = rated | pl.col(c.REASON).is_in([c.PENDING_FIRST_RATING])
-    sums = sides.group_by(c.PLAYER_ID).agg(
-        rated.sum().cast(pl.Int64).alias("__n"),
-        pl.col("__dev100").filter(rated).sum().alias("__dev100"),
-        pl.col("score100").filter(rated).sum().cast(pl.Int64).alias("__w100"),
-        pl.col("__pd100").filter(rated).sum().alias("__pd100"),
-        versus_rated.sum().cast(pl.Int64).alias("__perf_n"),
-        pl.col(c.OPPONENT_RATING).filter(versus_rated).sum().cast(pl.Int64).alias("__perf_opp"),
-        (pl.col("score100").filter(versus_rated) // 50).sum().cast(pl.Int64).alias("__perf_w2"),
+    versus_rated = rated | ((pl.col("__code") == _UNRATED_PLAYER) & rules.initial_ratings)
+    sums = (
+        sides.group_by("__idx")
+        .agg(
+            rated.sum().cast(pl.Int64).alias("__n"),
+            pl.col("__dev100").filter(rated).sum().alias("__dev100"),
+            pl.col("__score100").filter(rated).sum().cast(pl.Int64).alias("__w100"),
+            pl.col("__pd100").filter(rated).sum().alias("__pd100"),
+            versus_rated.sum().cast(pl.Int64).alias("__perf_n"),
+            pl.col(c.OPPONENT_RATING).filter(versus_rated).sum().cast(pl.Int64).alias("__perf_opp"),
+            (pl.col("__score100").filter(versus_rated) // 50).sum().cast(pl.Int64).alias("__perf_w2"),
+        )
+        .collect(engine=_sum_engine(rules))
     )
-    newcomers = pools.select(c.PLAYER_ID).join(listed, on=c.PLAYER_ID, how="anti")
-    universe = pl.concat([listed, newcomers], how="diagonal_relaxed")
-    players = universe.join(sums, on=c.PLAYER_ID, how="left").join(pools, on=c.PLAYER_ID, how="left")
+    absent = pl.DataFrame({c.PLAYER_ID: ids.slice(listed.height)})
+    universe = pl.concat([listed, absent], how="diagonal_relaxed").with_row_index("__idx")
+    pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias("__pooled"))
+    players = (
+        universe.join(sums, on="__idx", how="left", maintain_order="left")
+        .join(pools, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .join(pooled, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .with_columns(((pl.col("__idx") < listed.height) | pl.col("__pooled").fill_null(False)).alias("__output"))
+        .drop("__pooled")
+    )
     n = pl.col("__n").fill_null(0)
     year = int(period[:4])
     if rules.k_rule == "fixed":
@@ -311,45 +440,81 @@ def _players(
     return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
 
 
+def _change_by_game(players: pl.DataFrame, sides: pl.LazyFrame, rules: RuleSet) -> pl.DataFrame:
+    """``--rounding game``: the change is the sum of each game's K x (score - PD), each rounded."""
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
+    per_game = (
+        sides.filter("__rated")
+        .group_by("__idx")
+        .agg(engine.round_half_away_100(k_used * pl.col("__dev100")).sum().alias("__game_change"))
+        .collect(engine=_sum_engine(rules))
+    )
+    return (
+        players.join(per_game, on="__idx", how="left", maintain_order="left")
+        .with_columns(
+            pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col("__game_change").fill_null(0)).alias(c.CHANGE)
+        )
+        .drop("__game_change")
+    )
+
+
 def _audit(
-    sides: pl.LazyFrame, players: pl.LazyFrame, pools: pl.LazyFrame, rules: RuleSet, period: str
+    rows: pl.LazyFrame,
+    table: pl.DataFrame,
+    list_rating: pl.Series,
+    players: pl.DataFrame,
+    flags: dict[str, pl.Series],
+    rules: RuleSet,
+    period: str,
 ) -> pl.LazyFrame:
-    """One row per game side: the ratings, D, PD, K and K x (score - PD) used, or why it did not count."""
-    k_used = players.select(c.PLAYER_ID, c.K_USED)
-    first = pools.select(c.PLAYER_ID, "__published", "__ignored_events")
-    sides = sides.join(k_used, on=c.PLAYER_ID, how="left", maintain_order="left").join(
-        first, on=c.PLAYER_ID, how="left", maintain_order="left"
-    )
-    pending = pl.col(c.REASON) == c.PENDING_FIRST_RATING
-    ignored = pending & pl.col("__ignored_events").list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
-    published = pending & pl.col("__published").fill_null(False) & ~ignored
-    reason = pl.when(ignored).then(pl.lit(c.FIRST_EVENT_ZERO)).when(published).then(None).otherwise(pl.col(c.REASON))
-    kdev100 = pl.when("__rated").then(pl.col(c.K_USED) * pl.col("__dev100"))
-    return sides.select(
-        "row_key",
-        "__side",
-        pl.lit(period).alias(c.PERIOD),
-        c.GAME_ID,
-        c.SOURCE_FILE,
-        c.SOURCE_ROW,
-        c.EVENT_ID,
-        c.ROUND,
-        c.DATE,
-        c.PLAYER_ID,
-        c.OPPONENT_ID,
-        c.COLOUR,
-        _rating(pl.col(c.RATING), rules),
-        _rating(pl.col(c.OPPONENT_RATING), rules),
-        _rating(pl.col(c.RATING_DIFF), rules),
-        c.CAPPED,
-        (pl.col("__pd100") / 100.0).alias(c.EXPECTED_SCORE),
-        (pl.col("score100") / 100.0).alias(c.SCORE),
-        pl.when("__rated").then(pl.col(c.K_USED)).alias(c.K_USED),
-        (kdev100 / 100.0).alias(c.K_CHANGE),
-        (pl.col("__rated") | published).alias(c.COUNTED),
-        reason.alias(c.REASON),
-        kdev100.alias("__kdev100"),
-    )
+    """One row per game side, in input order: the ratings, D, PD, K and K x (score - PD) used, or why it
+    did not count. A lazy plan over the period's rows and the table's player indices."""
+    source = pl.concat([rows, table.lazy().select("__w", "__b")], how="horizontal")
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
+    pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
+    reasons = {
+        _DUPLICATE: c.DUPLICATE_ROW, _FORFEIT: c.FORFEIT, _UNRATED_OPPONENT: c.UNRATED_OPPONENT,
+        _UNRATED_PLAYER: pending_reason, _GAP: c.GAP_600,
+    }  # fmt: skip
+    ignored = _is_in_keys(pl.col("__key"), flags["ignored"])
+    published = _is_in_keys(pl.col("__key"), flags["published"])
+    reason = pl.col("__code").replace_strict(reasons, default=None, return_dtype=pl.String)
+    kdev100 = pl.when("__rated").then(k_used * pl.col("__dev100"))
+
+    def side(white: bool) -> pl.LazyFrame:
+        frame = source if white else source.filter(~pl.col("one_sided"))
+        player, opponent = (c.WHITE_ID, c.BLACK_ID) if white else (c.BLACK_ID, c.WHITE_ID)
+        colour = pl.when(~pl.col("one_sided")).then(pl.lit("white")) if white else pl.lit("black")
+        return _side_columns(frame, white, list_rating, rules).select(
+            "__key",
+            pl.lit(period).alias(c.PERIOD),
+            c.GAME_ID,
+            c.SOURCE_FILE,
+            c.SOURCE_ROW,
+            c.EVENT_ID,
+            c.ROUND,
+            c.DATE,
+            pl.col(player).alias(c.PLAYER_ID),
+            pl.col(opponent).alias(c.OPPONENT_ID),
+            colour.alias(c.COLOUR),
+            _rating(pl.col(c.RATING), rules),
+            _rating(pl.col(c.OPPONENT_RATING), rules),
+            _rating(pl.col(c.RATING_DIFF), rules),
+            c.CAPPED,
+            (pl.col("__pd100") / 100.0).alias(c.EXPECTED_SCORE),
+            (pl.col("__score100") / 100.0).alias(c.SCORE),
+            pl.when("__rated").then(k_used).alias(c.K_USED),
+            (kdev100 / 100.0).alias(c.K_CHANGE),
+            (pl.col("__rated") | published).alias(c.COUNTED),
+            pl.when(ignored)
+            .then(pl.lit(c.FIRST_EVENT_ZERO))
+            .when(published)
+            .then(None)
+            .otherwise(reason)
+            .alias(c.REASON),
+        )
+
+    return side(True).merge_sorted(side(False), key="__key").drop("__key")
 
 
 def _rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:

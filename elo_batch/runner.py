@@ -154,7 +154,7 @@ def _manifest(
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {
             "ratings": result.ratings.height,
-            "audit": result.audit.height,
+            "audit": result.audit_rows,
             "rejected": result.rejected.height,
         },
         "warnings": list(result.warnings),

@@ -150,14 +150,14 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    token = col.text(score_col).str.replace_all(r"\s+", "")
+    token = pl.col("__token")  # the result without whitespace, computed once per row below
     date_value, date_bad = col.date(c.DATE)
     candidates: list[_Check | None] = [
         _Check(RAGGED, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
-        _Check(white, col.text(white).is_null(), pl.lit(f"missing {white}")),
-        _Check(black, col.text(black).is_null(), pl.lit(f"missing {black}")) if not one_sided else None,
-        _Check(black, col.text(white) == col.text(black), pl.lit("a player cannot play themselves")),
-        _Check(score_col, col.text(score_col).is_null(), pl.lit(f"missing {score_col}")),
+        _Check(white, col.missing(white), pl.lit(f"missing {white}")),
+        _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
+        _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
+        _Check(score_col, col.missing(score_col), pl.lit(f"missing {score_col}")),
         _Check(
             score_col,
             ~token.is_in(list(tokens)),
@@ -190,33 +190,34 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         for check in candidates
         if check is not None and (check.column is None or check.column in names or check.column == RAGGED)
     ]
-    reason = _first(checks, lambda ch: ch.reason)
-    column = _first(checks, lambda ch: pl.lit(ch.column))
-    value = _first(
-        checks,
-        lambda ch: col.text(ch.column) if ch.column in names and ch.column != RAGGED else pl.lit(None, pl.String),
-    )
     period = pl.coalesce(
         pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
-        date_value.dt.strftime("%Y-%m"),
+        _month(date_value),
     )
-    flagged = frame.with_columns(
-        pl.int_range(0, pl.len(), dtype=pl.Int64).alias("row_key"),
-        reason.alias("__reason"),
-        column.alias("__column"),
-        value.alias("__value"),
+    # Each check runs once per row (the index of the first one failed); the messages are made for the
+    # failing rows only.
+    flagged = (
+        frame.lazy()
+        .with_columns(
+            pl.int_range(0, pl.len(), dtype=pl.Int64).alias("row_key"),
+            col.text(score_col).str.replace_all(r"\s+", "").alias("__token"),
+        )
+        .with_columns(_first_failed(checks).alias("__failed"))
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    bad = flagged.filter(pl.col("__reason").is_not_null()).select(
+    bad = flagged.filter(pl.col("__failed").is_not_null()).select(
         period.alias(c.PERIOD),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
-        pl.col("__column").alias(c.COLUMN),
-        pl.col("__value").alias(c.VALUE),
-        pl.col("__reason").alias(c.REASON),
+        _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
+        _of_failed(
+            checks,
+            lambda ch: col.text(ch.column) if ch.column in names and ch.column != RAGGED else pl.lit(None, pl.String),
+        ).alias(c.VALUE),
+        _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
         pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
     )
-    good = flagged.filter(pl.col("__reason").is_null()).select(
+    good = flagged.filter(pl.col("__failed").is_null()).select(
         pl.col("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
@@ -234,14 +235,36 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         col.rating(black_rating).alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
     )
-    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    good_rows, bad_rows = pl.collect_all(
+        [good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA)]  # type: ignore[arg-type]
+    )
+    return good_rows, bad_rows
 
 
-def _first(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Expr:
-    expr: Any = pl.when(checks[0].bad).then(pick(checks[0]))
-    for check in checks[1:]:
-        expr = expr.when(check.bad).then(pick(check))
+def _first_failed(checks: list[_Check]) -> pl.Expr:
+    """The index of the first check a row fails (UInt16), null when it passes them all."""
+    expr: Any = pl.when(checks[0].bad).then(0)
+    for index, check in enumerate(checks[1:], start=1):
+        expr = expr.when(check.bad).then(index)
+    return expr.otherwise(None).cast(pl.UInt16)
+
+
+def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Expr:
+    """``pick`` of the check each row failed first (``__failed``), as text."""
+    expr: Any = pl.when(pl.col("__failed") == 0).then(pick(checks[0]))
+    for index, check in enumerate(checks[1:], start=1):
+        expr = expr.when(pl.col("__failed") == index).then(pick(check))
     return expr.otherwise(None).cast(pl.String)
+
+
+def _month(date: pl.Expr) -> pl.Expr:
+    """``date.dt.strftime("%Y-%m")``, formatted once per month between the first and the last date, not
+    once per row (null stays null)."""
+    index = date.dt.year().cast(pl.Int64) * 12 + date.dt.month().cast(pl.Int64) - 1
+    low = index.min().fill_null(0)
+    months = pl.int_range(low, index.max().fill_null(0) + 1, dtype=pl.Int64)
+    text = pl.date(months // 12, months % 12 + 1, 1).dt.strftime("%Y-%m")
+    return text.gather(index - low)
 
 
 def _quoted(expr: pl.Expr) -> pl.Expr:
@@ -269,6 +292,20 @@ class _ColumnReader:
         if dtype in (pl.Date, pl.Datetime) or isinstance(dtype, pl.Datetime):
             return expr.cast(pl.String)
         return expr.cast(pl.String)
+
+    def missing(self, name: str) -> pl.Expr:
+        """``text(name).is_null()``, without making the text of typed columns."""
+        dtype = self.schema.get(name)
+        if dtype is None or dtype == pl.String:
+            return self.text(name).is_null()
+        return pl.col(name).is_null()
+
+    def same_text(self, left: str, right: str) -> pl.Expr:
+        """``text(left) == text(right)``; integer columns compare as integers (the same answer)."""
+        types = self.schema.get(left), self.schema.get(right)
+        if all(dtype is not None and dtype.is_integer() for dtype in types):
+            return pl.col(left) == pl.col(right)
+        return self.text(left) == self.text(right)
 
     def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
         """(local date as written, row is not a date) for a date or date-time column."""
@@ -356,7 +393,27 @@ class _ColumnReader:
 
 
 def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Flag exact repeats of a game_id and reject game_ids reused with different content."""
+    """Flag exact repeats of a game_id and reject game_ids reused with different content.
+
+    Only rows whose game_id occurs more than once are compared, content against content; all game_ids
+    distinct (the usual case) is seen from their 64-bit hashes alone.
+    """
+    hashes = rows.select(pl.col(c.GAME_ID).drop_nulls().hash()).to_series()
+    if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
+        return rows, pl.DataFrame(schema=REJECTED_SCHEMA)
+    positions = rows.select(
+        pl.arg_where(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_duplicated())
+    ).to_series()
+    flagged, reused = _compare_repeats(rows[positions])
+    rows = rows.with_columns(
+        rows["duplicate"].scatter(positions, flagged["duplicate"]),
+        pl.repeat(False, rows.height, eager=True).scatter(positions, flagged["__conflict"]).alias("__conflict"),
+    )
+    return rows.filter(~pl.col("__conflict")).drop("__conflict"), reused
+
+
+def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``duplicate`` and ``__conflict`` of rows whose game_ids repeat, and the rejected conflicting rows."""
     content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
     has_id = pl.col(c.GAME_ID).is_not_null()
     flagged = rows.with_columns(
@@ -365,7 +422,7 @@ def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     )
     conflict = flagged.filter("__conflict")
     if conflict.height == 0:
-        return flagged.drop("__conflict"), pl.DataFrame(schema=REJECTED_SCHEMA)
+        return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
     where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(
         pl.format("{} row {}", c.SOURCE_FILE, c.SOURCE_ROW).str.join(", ").alias("__where")
     )
@@ -382,7 +439,7 @@ def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         ).alias(c.REASON),
         pl.struct(content).struct.json_encode().alias(c.RAW),
     )
-    return flagged.filter(~pl.col("__conflict")).drop("__conflict"), reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
 def _listing(frame: pl.DataFrame) -> str:

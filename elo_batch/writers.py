@@ -37,7 +37,7 @@ def partition_dir(out: str, table: str, period: str) -> Path:
 def write_period(
     out: str,
     period: str,
-    tables: dict[str, pl.DataFrame],
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
 ) -> dict[str, str]:
@@ -46,7 +46,8 @@ def write_period(
     Args:
         out: Output folder (created if missing).
         period: Month of play, ``YYYY-MM``.
-        tables: ``ratings``, ``audit`` and ``rejected`` frames.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames; a lazy frame is run by the streaming
+            engine straight into its file.
         manifest: JSON-serialisable record of the run; the written file paths are added under ``outputs``.
         fmt: ``parquet`` (zstd) or ``csv`` (UTF-8, comma, header).
 
@@ -66,7 +67,12 @@ def write_period(
             folder = staging / name
             folder.mkdir(parents=True)
             target = folder / f"part-0.{fmt}"
-            if fmt == "csv":
+            if isinstance(frame, pl.LazyFrame):  # streamed to the file, never whole in memory
+                if fmt == "csv":
+                    frame.sink_csv(target)
+                else:
+                    frame.sink_parquet(target, compression="zstd", statistics=True)
+            elif fmt == "csv":
                 frame.write_csv(target)
             else:
                 frame.write_parquet(target, compression="zstd", statistics=True)
