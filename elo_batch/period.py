@@ -145,7 +145,7 @@ def rate_period(
     pending = _pending_sides(sides, ids, rules)
     pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
     flags = _pending_flags(pending, pools)
-    players = _players(sides, listed, ids, pools, rules, period)
+    players = _players(sides, pending, listed, ids, pools, rules, period)
     if rules.rounding == "game":
         players = _change_by_game(players, sides, rules)
     counted_side = pl.col("__rated") | _is_in_keys(pl.col("__key"), flags["published"])
@@ -223,21 +223,11 @@ def _period_table(rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFram
     Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
     first appearance. Returns the table and the player ids by index.
     """
-    index = listed.select(c.PLAYER_ID).with_row_index("__idx").lazy()
-    table = (
-        rows.join(
-            index.rename({c.PLAYER_ID: c.WHITE_ID, "__idx": "__w"}), on=c.WHITE_ID, how="left", maintain_order="left"
-        )
-        .join(index.rename({c.PLAYER_ID: c.BLACK_ID, "__idx": "__b"}), on=c.BLACK_ID, how="left", maintain_order="left")
-        .select(
-            *_TABLE,
-            "__w",
-            "__b",
-            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias("__absent"),
-        )
-        .collect(engine=ENGINE)
-    )
     ids = listed[c.PLAYER_ID]
+    table = _look_up_players(rows, ids, hashed=True)
+    if table["__collision"].any():  # two ids with the same 64-bit hash: look up by the ids themselves
+        table = _look_up_players(rows, ids, hashed=False)
+    table = table.drop("__collision")
     positions = table.select(pl.arg_where(pl.col("__absent"))).to_series()
     if positions.len() == 0:
         return table.drop("__absent"), ids
@@ -270,6 +260,37 @@ def _period_table(rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFram
         table["__b"].scatter(positions, filled["__b"]),
     )
     return table, pl.concat([ids, absent[c.PLAYER_ID]])
+
+
+def _look_up_players(rows: pl.LazyFrame, ids: pl.Series, *, hashed: bool) -> pl.DataFrame:
+    """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
+
+    With ``hashed``, the ids are joined through their 64-bit hashes (integer keys: a faster join) and
+    every match is checked against the id itself: ``__collision`` marks a row where a hash matched a
+    different id (then the caller looks up by the ids themselves).
+    """
+
+    def key(ids: pl.Expr) -> pl.Expr:
+        return ids.hash() if hashed else ids
+
+    index = pl.DataFrame({"__key": ids}).select(key(pl.col("__key"))).with_row_index("__idx")
+    if hashed and index["__key"].n_unique() < index.height:  # two listed ids with the same hash
+        return _look_up_players(rows, ids, hashed=False)
+    listed = pl.lit(ids)
+    collision = (listed.gather("__w") != pl.col(c.WHITE_ID)) | (listed.gather("__b") != pl.col(c.BLACK_ID))
+    return (
+        rows.with_columns(key(pl.col(c.WHITE_ID)).alias("__wk"), key(pl.col(c.BLACK_ID)).alias("__bk"))
+        .join(index.lazy().rename({"__key": "__wk", "__idx": "__w"}), on="__wk", how="left", maintain_order="left")
+        .join(index.lazy().rename({"__key": "__bk", "__idx": "__b"}), on="__bk", how="left", maintain_order="left")
+        .select(
+            *_TABLE,
+            "__w",
+            "__b",
+            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias("__absent"),
+            (collision.fill_null(False) if hashed else pl.lit(False)).alias("__collision"),
+        )
+        .collect(engine=ENGINE)
+    )
 
 
 def _side_columns(frame: pl.LazyFrame, white: bool, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
@@ -332,15 +353,13 @@ def _sides(table: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.La
 
 
 def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.DataFrame:
-    """Sides of unrated players against rated opponents, as :func:`pool_first_ratings` reads them."""
-    if not rules.initial_ratings:
-        return pl.DataFrame(
-            schema={"__key": pl.Int64, c.PLAYER_ID: pl.String, c.EVENT_ID: pl.String, c.REASON: pl.String}
-        )
+    """Sides of unrated players against rated opponents, as :func:`pool_first_ratings` reads them
+    (none under rule sets without initial ratings)."""
     return (
-        sides.filter(pl.col("__code") == _UNRATED_PLAYER)
+        sides.filter((pl.col("__code") == _UNRATED_PLAYER) & rules.initial_ratings)
         .select(
             "__key",
+            "__idx",
             "row_key",
             c.DATE,
             c.EVENT_ID,
@@ -379,27 +398,48 @@ def _sum_engine(rules: RuleSet) -> Literal["streaming", "in-memory"]:
 
 
 def _players(
-    sides: pl.LazyFrame, listed: pl.DataFrame, ids: pl.Series, pools: pl.DataFrame, rules: RuleSet, period: str
+    sides: pl.LazyFrame,
+    pending: pl.DataFrame,
+    listed: pl.DataFrame,
+    ids: pl.Series,
+    pools: pl.DataFrame,
+    rules: RuleSet,
+    period: str,
 ) -> pl.DataFrame:
     """Per-player sums over the period, K after the 700 rule, and the rounded change, by player index.
 
     One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
     force and the unrated players with pooled games.
     """
-    rated = pl.col("__rated")
-    versus_rated = rated | ((pl.col("__code") == _UNRATED_PLAYER) & rules.initial_ratings)
-    sums = (
-        sides.group_by("__idx")
+    # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
+    # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
+    # a rated player, or the pending sums of an unrated one.
+    rated = (
+        sides.filter("__rated")
+        .group_by("__idx")
         .agg(
-            rated.sum().cast(pl.Int64).alias("__n"),
-            pl.col("__dev100").filter(rated).sum().alias("__dev100"),
-            pl.col("__score100").filter(rated).sum().cast(pl.Int64).alias("__w100"),
-            pl.col("__pd100").filter(rated).sum().alias("__pd100"),
-            versus_rated.sum().cast(pl.Int64).alias("__perf_n"),
-            pl.col(c.OPPONENT_RATING).filter(versus_rated).sum().cast(pl.Int64).alias("__perf_opp"),
-            (pl.col("__score100").filter(versus_rated) // 50).sum().cast(pl.Int64).alias("__perf_w2"),
+            pl.len().cast(pl.Int64).alias("__n"),
+            pl.col("__dev100").sum(),
+            pl.col("__score100").sum().cast(pl.Int64).alias("__w100"),
+            pl.col("__pd100").sum(),
+            pl.col(c.OPPONENT_RATING).sum().alias("__opp"),
         )
         .collect(engine=_sum_engine(rules))
+    )
+    pending_sums = pending.group_by("__idx").agg(
+        pl.len().cast(pl.Int64).alias("__pending_n"),
+        pl.col(c.OPPONENT_RATING).sum().alias("__pending_opp"),
+        (pl.col("score100") // 50).sum().cast(pl.Int64).alias("__pending_w2"),
+    )
+    sums = rated.join(pending_sums, on="__idx", how="full", coalesce=True).select(
+        "__idx",
+        "__n",
+        "__dev100",
+        "__w100",
+        "__pd100",
+        pl.coalesce("__n", "__pending_n").alias("__perf_n"),
+        pl.coalesce("__opp", "__pending_opp").cast(pl.Int64).alias("__perf_opp"),
+        pl.coalesce(pl.col("__w100") // 50, "__pending_w2").alias("__perf_w2"),
     )
     absent = pl.DataFrame({c.PLAYER_ID: ids.slice(listed.height)})
     universe = pl.concat([listed, absent], how="diagonal_relaxed").with_row_index("__idx")
