@@ -160,7 +160,8 @@ def rate_period(
         [_finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID), not_counted_rows],
         engine=ENGINE,
     )
-    audit = _audit(rows, table, list_rating, players, flags, rules, period)
+    source_file = games.source_file(pl.col("__key") // 2)
+    audit = _audit(rows, table, list_rating, players, flags, source_file, rules, period)
     rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
@@ -504,39 +505,40 @@ def _audit(
     list_rating: pl.Series,
     players: pl.DataFrame,
     flags: dict[str, pl.Series],
+    source_file: pl.Expr,
     rules: RuleSet,
     period: str,
 ) -> pl.LazyFrame:
     """One row per game side, in input order: the ratings, D, PD, K and K x (score - PD) used, or why it
-    did not count. A lazy plan over the period's rows and the table's player indices."""
+    did not count. A lazy plan over the period's rows and the table's player indices.
+
+    Both sides are merged by ``__key`` (2 x row key + side); the columns that need no merging (the
+    period, the file, the colour, the reason's text) are made after the merge, from the key and codes.
+    """
     source = pl.concat([rows, table.lazy().select("__w", "__b")], how="horizontal")
     k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
-    pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
-    reasons = {
-        _DUPLICATE: c.DUPLICATE_ROW, _FORFEIT: c.FORFEIT, _UNRATED_OPPONENT: c.UNRATED_OPPONENT,
-        _UNRATED_PLAYER: pending_reason, _GAP: c.GAP_600,
-    }  # fmt: skip
     ignored = _is_in_keys(pl.col("__key"), flags["ignored"])
     published = _is_in_keys(pl.col("__key"), flags["published"])
-    reason = pl.col("__code").replace_strict(reasons, default=None, return_dtype=pl.String)
     kdev100 = pl.when("__rated").then(k_used * pl.col("__dev100"))
+    pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
+    reasons = pl.Series(
+        [None, c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO],
+        dtype=pl.String,
+    )  # by __code; 6: a pending side of a first event scored zero (B.02 8.2.1)
 
     def side(white: bool) -> pl.LazyFrame:
         frame = source if white else source.filter(~pl.col("one_sided"))
         player, opponent = (c.WHITE_ID, c.BLACK_ID) if white else (c.BLACK_ID, c.WHITE_ID)
-        colour = pl.when(~pl.col("one_sided")).then(pl.lit("white")) if white else pl.lit("black")
         return _side_columns(frame, white, list_rating, rules).select(
             "__key",
-            pl.lit(period).alias(c.PERIOD),
             c.GAME_ID,
-            c.SOURCE_FILE,
             c.SOURCE_ROW,
             c.EVENT_ID,
             c.ROUND,
             c.DATE,
             pl.col(player).alias(c.PLAYER_ID),
             pl.col(opponent).alias(c.OPPONENT_ID),
-            colour.alias(c.COLOUR),
+            "one_sided",
             _rating(pl.col(c.RATING), rules),
             _rating(pl.col(c.OPPONENT_RATING), rules),
             _rating(pl.col(c.RATING_DIFF), rules),
@@ -546,15 +548,24 @@ def _audit(
             pl.when("__rated").then(k_used).alias(c.K_USED),
             (kdev100 / 100.0).alias(c.K_CHANGE),
             (pl.col("__rated") | published).alias(c.COUNTED),
-            pl.when(ignored)
-            .then(pl.lit(c.FIRST_EVENT_ZERO))
-            .when(published)
-            .then(None)
-            .otherwise(reason)
-            .alias(c.REASON),
+            pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32).alias("__reason"),
         )
 
-    return side(True).merge_sorted(side(False), key="__key").drop("__key")
+    colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__key") % 2).cast(pl.UInt32)
+    return (
+        side(True)
+        .merge_sorted(side(False), key="__key")
+        .select(
+            pl.lit(period).alias(c.PERIOD),
+            c.GAME_ID,
+            source_file.alias(c.SOURCE_FILE),
+            *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE, c.PLAYER_ID, c.OPPONENT_ID),
+            pl.lit(pl.Series(["white", "black"])).gather(colour).alias(c.COLOUR),
+            *(c.RATING, c.OPPONENT_RATING, c.RATING_DIFF, c.CAPPED, c.EXPECTED_SCORE, c.SCORE),
+            *(c.K_USED, c.K_CHANGE, c.COUNTED),
+            pl.lit(reasons).gather("__reason").alias(c.REASON),
+        )
+    )
 
 
 def _rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:

@@ -6,6 +6,7 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -80,6 +81,15 @@ class GamesInput:
     def rows_read(self) -> int:
         """Data rows read over all files."""
         return sum(f.rows for f in self.files)
+
+    def source_file(self, row_key: pl.Expr) -> pl.Expr:
+        """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
+        file after file (see :func:`load_games`)."""
+        paths = pl.Series([f.path for f in self.files], dtype=pl.String)
+        if paths.n_unique() <= 1:
+            return pl.lit(paths[0] if len(paths) else None, pl.String)
+        starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
+        return pl.lit(paths).gather(pl.lit(starts).search_sorted(row_key, side="right").cast(pl.Int64) - 1)
 
 
 @dataclass(frozen=True)
