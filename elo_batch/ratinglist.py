@@ -139,7 +139,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             lambda: (
                 _text(frame, c.RATING).str.contains(THOUSANDS_SEPARATED)
                 if frame.schema[c.RATING] == pl.String
-                else pl.lit(False)
+                else _never()
             ),
             f"is not a rating: {THOUSANDS_REASON}; expected plain digits (2000)",
         ),
