@@ -45,6 +45,8 @@ def check_writable(out: str) -> None:
         OutputError: ``out`` or one of its table folders is a file, or ``out`` cannot be created or
             written.
     """
+    if "://" in out:  # an object-store URI: nothing local to check; its writer reports what fails
+        return
     root = Path(out)
     for path in (root, *(root / table for table in (*TABLES, "manifest"))):
         if path.exists() and not path.is_dir():
