@@ -281,6 +281,8 @@ def _count_outside_quotes(line: str, sep: str) -> int:
 
 def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
     """All cells as text; (rows with ``source_row``, blank rows skipped)."""
+    if "\r" in text and "\n" not in text:  # classic Mac line ends
+        text = text.replace("\r", "\n")
     header = _header(text, separator, path)
     try:
         frame = pl.read_csv(
@@ -291,11 +293,11 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
             raise_if_empty=False,
             truncate_ragged_lines=True,
         )
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
-    fields = _field_counts(text, separator, frame.height)
+        fields = _field_counts(text, separator, frame.height)
+    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
+        fields = None
     if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
-        frame, fields = _read_csv_python(text, separator, header)
+        frame, fields = _read_csv_python(text, separator, header, path)
     frame = frame.with_columns(
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
         pl.Series(RAGGED, fields, pl.Int64),
@@ -349,9 +351,12 @@ def _field_counts(text: str, separator: str, rows: int) -> list[int] | None:
     return counts if len(counts) == rows else None
 
 
-def _read_csv_python(text: str, separator: str, header: list[str]) -> tuple[pl.DataFrame, list[int]]:
-    """Python's csv module for files whose rows polars splits differently."""
-    body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
+def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, list[int]]:
+    """Python's csv module for files whose rows polars splits differently or refuses."""
+    try:
+        body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
+    except csv.Error as exc:
+        raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
     columns = {
         name: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i, name in enumerate(header)
     }
