@@ -83,7 +83,8 @@ class FolderSwap:
         journal = {target: os.stat(staged).st_ino for target, staged in self.targets.items()}
         for staged in self.targets.values():
             _fsync_tree(staged)
-        _write_synced(self.staging / _JOURNAL, json.dumps({"targets": journal}))
+        _write_synced(self.staging / "journal.tmp", json.dumps({"targets": journal}))
+        os.rename(self.staging / "journal.tmp", self.staging / _JOURNAL)  # a journal is whole or absent
         _fsync_dir(self.staging)
         try:
             for index, (target, staged) in enumerate(self.targets.items()):

@@ -175,16 +175,16 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     blank = 0
     if data[:4] == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES):
         frame = _read_parquet(data, path)
-        frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW))
+        frame = frame.with_columns(
+            pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
+        )
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
         text, separator = _separator(text)
         frame, blank = _read_csv(text, separator, path)
     frame = _normalise_names(frame, path)
-    frame = frame.with_columns(
-        pl.col(pl.String).exclude(SOURCE_ROW, RAGGED).str.strip_chars(), pl.lit(path, pl.String).alias(SOURCE_FILE)
-    )
+    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
 
 
@@ -280,50 +280,54 @@ def _count_outside_quotes(line: str, sep: str) -> int:
 
 
 def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
-    """All cells as text; (rows with ``source_row``, blank rows skipped)."""
+    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped)."""
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
     header = _header(text, separator, path)
+    data = text.encode("utf-8")
     try:
         frame = pl.read_csv(
-            text.encode("utf-8"),
+            data,
             separator=separator,
             new_columns=header,
             infer_schema=False,
             raise_if_empty=False,
             truncate_ragged_lines=True,
         )
-        fields = _field_counts(text, separator, frame.height)
+        fields = _field_counts(text, data, separator, frame.height)
     except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
         fields = None
     if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
         frame, fields = _read_csv_python(text, separator, header, path)
+    trimmed = [pl.col(name).str.strip_chars() for name in header]
     frame = frame.with_columns(
+        *[pl.when(cell.str.len_bytes() > 0).then(cell).alias(name) for cell, name in zip(trimmed, header, strict=True)],
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
-        pl.Series(RAGGED, fields, pl.Int64),
+        fields.alias(RAGGED),
     )
-    empty = [(pl.col(name).is_null() | (pl.col(name).str.strip_chars() == "")) for name in header]
-    is_blank = pl.all_horizontal(empty) if empty else pl.lit(True)
+    is_blank = pl.all_horizontal(pl.col(header).is_null())
     blank = frame.filter(is_blank).height
-    frame = frame.filter(~is_blank)
+    if blank:
+        frame = frame.filter(~is_blank)
     width = len(header)
-    ragged = pl.format(
-        f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
-        f"{separator!r} must be in double quotes.",
-        pl.col(RAGGED),
-        pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-    )
     if frame.filter(pl.col(RAGGED) != width).height:
-        frame = frame.with_columns(pl.when(pl.col(RAGGED) != width).then(ragged).alias(RAGGED))
-    else:
-        frame = frame.drop(RAGGED)
-    return frame, blank
+        reason = pl.format(
+            f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
+            f"{separator!r} must be in double quotes.",
+            pl.col(RAGGED),
+            pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+        )
+        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
+    return frame.drop(RAGGED), blank
 
 
 def _header(text: str, separator: str, path: str) -> list[str]:
     """Header names; unnamed columns (a trailing separator) are called ``column_<n>``."""
+    first = text[: text.find("\n") + 1] if "\n" in text else text
+    if first.count('"') % 2:  # a quoted name with a line break in it
+        first = text
     try:
-        names = next(csv.reader(io.StringIO(text, newline=""), delimiter=separator))
+        names = next(csv.reader(io.StringIO(first, newline=""), delimiter=separator))
     except (csv.Error, StopIteration) as exc:
         raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
     names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
@@ -331,27 +335,35 @@ def _header(text: str, separator: str, path: str) -> list[str]:
     return names
 
 
-def _field_counts(text: str, separator: str, rows: int) -> list[int] | None:
+#: A character no text file holds, used as the separator to read whole lines.
+_UNIT_SEPARATOR = "\x1f"
+
+
+def _field_counts(text: str, data: bytes, separator: str, rows: int) -> pl.Series | None:
     """Fields per data row (0 for a blank line), or None when the counts do not line up with ``rows``."""
-    if '"' not in text:  # no quoting: every line is a row, fields = separators + 1
-        lines = pl.Series(text.split("\n")[1:], dtype=pl.String).str.strip_suffix("\r")
-        if text.endswith("\n"):
-            lines = lines.head(-1)
-        counts = (
-            pl.select(pl.when(lines.str.len_bytes() > 0).then(lines.str.count_matches(separator, literal=True) + 1))
-            .to_series()
-            .fill_null(0)
-            .to_list()
-        )
+    if '"' not in text and _UNIT_SEPARATOR not in text:  # no quoting: a line is a row, fields = separators + 1
+        lines = pl.read_csv(
+            data,
+            has_header=False,
+            separator=_UNIT_SEPARATOR,
+            quote_char=None,
+            new_columns=["line"],
+            infer_schema=False,
+            raise_if_empty=False,
+        )["line"].slice(1)
+        counts = pl.select(
+            pl.when(lines.is_not_null()).then(lines.str.count_matches(separator, literal=True) + 1).otherwise(0)
+        ).to_series()
     else:
         try:
-            counts = [len(row) for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)][1:]
+            counts = pl.Series([len(row) for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)])
         except csv.Error:
             return None
-    return counts if len(counts) == rows else None
+        counts = counts.slice(1)
+    return counts.cast(pl.Int64) if counts.len() == rows else None
 
 
-def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, list[int]]:
+def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, pl.Series]:
     """Python's csv module for files whose rows polars splits differently or refuses."""
     try:
         body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
@@ -360,7 +372,7 @@ def _read_csv_python(text: str, separator: str, header: list[str], path: str) ->
     columns = {
         name: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i, name in enumerate(header)
     }
-    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), [len(row) for row in body]
+    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), pl.Series([len(row) for row in body])
 
 
 #: Column set by the CSV reader on rows whose field count differs from the header's: the reason.

@@ -191,9 +191,9 @@ def test_a_run_killed_while_writing_leaves_the_previous_outputs_and_nothing_a_re
     [
         ("elo_batch.atomic:_swap_in", 1, "", "new"),  # ratings swapped, the other tables not yet
         ("elo_batch.atomic:_swap_in", 4, "", "new"),  # all swapped, not committed
-        ("os:rename", 1, "", "new"),  # ratings exchanged, the old one not yet moved aside
+        ("os:rename", 2, "", "new"),  # the journal in place, ratings exchanged, the old one not yet moved aside
         ("elo_batch.atomic:_swap_in", 1, "1", "new"),
-        ("os:rename", 1, "1", "absent"),  # the old ratings moved aside, the new one not yet in
+        ("os:rename", 2, "1", "absent"),  # journal in place, the old ratings moved aside, the new one not yet in
     ],
     ids=["exchange-first", "exchange-all", "exchange-mid", "renames-first", "renames-mid"],
 )
