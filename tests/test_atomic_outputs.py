@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import atomic
+from elo_batch import atomic, writers
 from tests.conftest import write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
@@ -42,6 +42,20 @@ def _leftovers(out: Path) -> list[str]:
     return sorted(p.name for p in out.iterdir() if p.name.startswith(atomic.STAGING_PREFIX))
 
 
+def _fail_on_call(monkeypatch, module, name: str, call: int, error: BaseException) -> list[tuple]:
+    """Make ``module.name`` raise ``error`` on its ``call``-th call (the earlier ones work); its calls."""
+    real, calls = getattr(module, name), []
+
+    def failing(*args):
+        calls.append(args)
+        if len(calls) == call:
+            raise error
+        real(*args)
+
+    monkeypatch.setattr(module, name, failing)
+    return calls
+
+
 @pytest.mark.parametrize(
     ("error", "code", "text"),
     [
@@ -53,17 +67,7 @@ def test_a_run_failing_while_writing_keeps_the_previous_outputs(
     cli, tmp_path, previous, monkeypatch, error, code, text
 ) -> None:
     out, before = previous
-    import elo_batch.writers as writers
-
-    real, calls = writers._write_frame, []
-
-    def fail_on_second_table(frame, target, fmt):
-        calls.append(target)
-        if len(calls) == 2:
-            raise error
-        real(frame, target, fmt)
-
-    monkeypatch.setattr(writers, "_write_frame", fail_on_second_table)
+    _fail_on_call(monkeypatch, writers, "_write_frame", 2, error)  # the audit table, after the ratings
 
     result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
 
@@ -78,15 +82,7 @@ def test_a_run_failing_while_swapping_puts_back_what_it_already_swapped(
     cli, tmp_path, previous, monkeypatch, exchange
 ) -> None:
     out, before = previous
-    real, calls = atomic._swap_in, []
-
-    def fail_on_third_swap(staged, target, old):
-        calls.append(target)
-        if len(calls) == 3:
-            raise OSError(errno.EIO, "Input/output error", str(target))
-        real(staged, target, old)
-
-    monkeypatch.setattr(atomic, "_swap_in", fail_on_third_swap)
+    calls = _fail_on_call(monkeypatch, atomic, "_swap_in", 3, OSError(errno.EIO, "Input/output error"))
     if not exchange:
         monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
 
@@ -101,15 +97,7 @@ def test_a_run_failing_while_swapping_puts_back_what_it_already_swapped(
 
 def test_a_first_run_failing_while_swapping_leaves_no_partition(cli, tmp_path, monkeypatch) -> None:
     games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
-    real, calls = atomic._swap_in, []
-
-    def fail_on_second_swap(staged, target, old):
-        calls.append(target)
-        if len(calls) == 2:
-            raise OSError(errno.EIO, "Input/output error", str(target))
-        real(staged, target, old)
-
-    monkeypatch.setattr(atomic, "_swap_in", fail_on_second_swap)
+    _fail_on_call(monkeypatch, atomic, "_swap_in", 2, OSError(errno.EIO, "Input/output error"))
 
     result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out", "--k", "20")
 
