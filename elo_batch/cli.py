@@ -21,8 +21,11 @@ from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_gam
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
 from elo_batch.config import RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InputMissingError, InternalError, UsageError
+from elo_batch.gamesfile import write_games
+from elo_batch.pgn import read_pgn
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, run
+from elo_batch.trf import read_trf
 
 app = typer.Typer(
     name="elo-batch",
@@ -338,6 +341,65 @@ def tournament_command(
         games = parse_results(text, source)
         answer = rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))
         typer.echo(json.dumps(tournament_json(answer), indent=2) if as_json else render_tournament(answer))
+
+    _guard(work)
+
+
+# --- import: PGN and TRF files into a games table ---------------------------------------------
+
+import_app = typer.Typer(
+    name="import",
+    help="Convert PGN or TRF files into a games file (Parquet or CSV) for `elo-batch run`.",
+    no_args_is_help=True,
+)
+app.add_typer(import_app)
+ImportOut = Annotated[
+    str,
+    typer.Option(
+        "-o", "--out", help="Games file to write: .parquet (default) or .csv, or an s3:// URI.", show_default=False
+    ),
+]
+
+
+def _report(lines: list[str], out: str, rows: int) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+    print(f"  written: {out} ({rows} rows)", file=sys.stderr)
+
+
+@import_app.command("pgn")
+def import_pgn_command(
+    files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
+    out: ImportOut,
+) -> None:
+    """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
+
+    def work() -> None:
+        games, report = read_pgn(files)
+        _report(report.lines(), write_games(games, out), games.height)
+
+    _guard(work)
+
+
+@import_app.command("trf")
+def import_trf_command(
+    file: Annotated[str, typer.Argument(help="A FIDE Tournament Report File (TRF-16).", show_default=False)],
+    out: ImportOut,
+    period: Annotated[
+        str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
+    ] = None,
+) -> None:
+    """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
+
+    def work() -> None:
+        month = None
+        if period is not None:
+            months = parse_periods(period)
+            if len(months) != 1:
+                raise UsageError(f"{period!r} is a range of periods", column="--period", hint="give one month.")
+            month = months[0]
+        games, report = read_trf(file, period=month)
+        _report(report.lines(), write_games(games, out), games.height)
 
     _guard(work)
 
