@@ -130,7 +130,7 @@ def k_factor(
     derived = (
         pl.when(reached_2400)
         .then(10)
-        .when(birth_year.is_not_null() & (year - birth_year <= 18) & ~reached_2300)
+        .when(is_junior(year, birth_year, reached_2300))
         .then(40)
         .when(games_total.is_not_null() & (games_total < 30))
         .then(40)
@@ -143,6 +143,7 @@ def k_for_next_list(
     *,
     year: int,
     k_list: pl.Expr,
+    junior_on_old_list: pl.Expr,
     birth_year: pl.Expr,
     games_total: pl.Expr,
     reached_2400: pl.Expr,
@@ -150,14 +151,24 @@ def k_for_next_list(
 ) -> pl.Expr:
     """The K printed on the new list, recomputed for the next month from the updated state.
 
-    As :func:`k_factor`, except that where neither ``birth_year`` nor ``games_total`` is known the K
-    of the old list is carried (a printed 40 may be the junior or the new-player K), unless the
-    player has now reached 2400.
+    As :func:`k_factor` with the next list's year, the updated ``games_total`` and the updated
+    2400/2300 flags, with one exception: a printed K of 40 that the junior rule does not explain is
+    the new-player K, and is kept while ``games_total`` is unknown (the 30th game cannot be seen).
+
+    Args:
+        year: Calendar year of the new list (the month after the period).
+        k_list: K printed on the list in force (null when not given).
+        junior_on_old_list: The junior rule gave K 40 on the list in force.
+        birth_year: Year of birth (null when unknown).
+        games_total: Rated games including this period's (null when unknown).
+        reached_2400, reached_2300: Whether a published rating, the new one included, reached 2400 / 2300.
+
+    Returns:
+        K (Int64).
 
     References:
-        FIDE Rating Regulations (B.02, 2024) 8.3.3 (``fide-rules.md`` section 3.3).
+        FIDE Rating Regulations (B.02, 2024) 8.3.3 (``fide-rules.md`` section 3.3, TV-24).
     """
-    unknown = birth_year.is_null() & games_total.is_null() & k_list.is_not_null()
     derived = k_factor(
         year=year,
         rating=pl.lit(None),
@@ -167,7 +178,18 @@ def k_for_next_list(
         reached_2400=reached_2400,
         reached_2300=reached_2300,
     )
-    return pl.when(unknown & ~reached_2400).then(k_list).otherwise(derived).cast(pl.Int64)
+    new_player_k = (k_list == 40) & ~junior_on_old_list & games_total.is_null() & ~reached_2400
+    return pl.when(new_player_k.fill_null(False)).then(40).otherwise(derived).cast(pl.Int64)
+
+
+def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr) -> pl.Expr:
+    """The junior rule: year - birth year <= 18 and never published at 2300+ (False when unknown).
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3 ("until the end of the year of their 18th birthday,
+        as long as their rating remains under 2300"); ``fide-rules.md`` section 3.3 and U9.
+    """
+    return (birth_year.is_not_null() & (year - birth_year <= 18) & ~reached_2300).fill_null(False)
 
 
 def reached(flag: pl.Expr, rating: pl.Expr, threshold: int, k_list: pl.Expr | None = None) -> pl.Expr:

@@ -16,7 +16,7 @@ from elo_batch import columns as c
 from elo_batch import engine
 from elo_batch.config import RunConfig, next_period
 from elo_batch.lifecycle import pool_first_ratings
-from elo_batch.ratinglist import LIST_SCHEMA
+from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
 
@@ -85,7 +85,7 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
             games, current, config.rules_for(period), period, add_players_from_games=rating_list is None
         )
         yield result
-        current = result.ratings
+        current = as_list_in_force(result.ratings)
 
 
 def rate_period(
@@ -394,9 +394,13 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
     if rules.k_rule == "fixed":
         k_next = pl.lit(rules.k_fixed, pl.Int64)
     else:
+        old_2300 = engine.reached(pl.col(c.REACHED_2300), pl.col(c.RATING), 2300) | engine.reached(
+            pl.col(c.REACHED_2400), pl.col(c.RATING), 2400, pl.col(c.K)
+        )
         k_next = engine.k_for_next_list(
             year=next_year,
             k_list=pl.col(c.K),
+            junior_on_old_list=engine.is_junior(int(period[:4]), pl.col(c.BIRTH_YEAR), old_2300),
             birth_year=pl.col(c.BIRTH_YEAR),
             games_total=pl.col("__games_total"),
             reached_2400=pl.col("__reached_2400"),

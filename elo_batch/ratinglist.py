@@ -81,6 +81,27 @@ def load_rating_list(
     return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
 
 
+def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
+    """A rating list written by a period, as the next period reads it (what ``--ratings`` would load).
+
+    Args:
+        new_list: The ``ratings`` output of a period.
+
+    Returns:
+        ``LIST_SCHEMA`` columns first, then the pass-through columns; the columns that describe the
+        finished period (``change``, ``games``, ...) dropped.
+    """
+    frame = new_list.drop([name for name in PERIOD_OUTPUT if name in new_list.columns])
+    extras = [name for name in frame.columns if name not in LIST_SCHEMA]
+    return frame.select(
+        *[
+            (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in LIST_SCHEMA.items()
+        ],
+        *extras,
+    )
+
+
 def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
     missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
     if missing:
@@ -215,7 +236,7 @@ def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
     value = pl.col(name).cast(pl.Float64)
-    return pl.lit(False) if fractional else value.is_not_null() & (value != value.round(0))
+    return _never() if fractional else value.is_not_null() & (value != value.round(0))
 
 
 def _flag(frame: pl.DataFrame, name: str) -> pl.Expr:
@@ -227,9 +248,14 @@ def _flag(frame: pl.DataFrame, name: str) -> pl.Expr:
     return pl.when(text.is_in(_TRUE)).then(True).when(text.is_in(_FALSE)).then(False)
 
 
+def _never() -> pl.Expr:
+    # a full-length False column: polars 2.1 can fail to filter a frame by a scalar literal predicate
+    return pl.repeat(False, pl.len())
+
+
 def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
     if frame.schema[name] == pl.Boolean:
-        return pl.lit(False)
+        return _never()
     text = _text(frame, name).str.to_lowercase()
     return text.is_not_null() & ~text.is_in((*_TRUE, *_FALSE))
 
