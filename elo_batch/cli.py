@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable
@@ -19,6 +20,7 @@ import typer
 from elo_batch import __version__
 from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
+from elo_batch.chart import write_chart
 from elo_batch.config import RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InputMissingError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
@@ -117,6 +119,10 @@ def run_command(
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
     encoding: Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")] = None,
     log_format: Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")] = LogFormat.text,
+    duckdb: Annotated[
+        str | None,
+        typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
+    ] = None,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
@@ -141,6 +147,7 @@ def run_command(
             fmt=format.value,  # type: ignore[arg-type]
             encoding=encoding,
             on_period=lambda summary: _log_period(summary, log_format),
+            duckdb_path=duckdb,
         )
 
     _guard(work, log_format)
@@ -400,6 +407,30 @@ def import_trf_command(
             month = months[0]
         games, report = read_trf(file, period=month)
         _report(report.lines(), write_games(games, out), games.height)
+
+    _guard(work)
+
+
+# --- chart: a player's rating over the periods of an output folder ------------------------------
+
+
+@app.command("chart")
+def chart_command(
+    out_dir: Annotated[str, typer.Argument(help="Output folder (or s3:// prefix) of `elo-batch run`.")],
+    player: Annotated[str, typer.Option(help="The player_id to draw.", show_default=False)],
+    output: Annotated[
+        str | None, typer.Option("-o", "--output", help="PNG to write (default: rating-PLAYER.png).")
+    ] = None,
+) -> None:
+    """A player's rating list by list, as a PNG, with each period's change annotated."""
+
+    def work() -> None:
+        png = output or f"rating-{re.sub(r'[^A-Za-z0-9_.-]+', '_', player)}.png"
+        history, _ = write_chart(out_dir, player, png)
+        shown = [f"{d:%Y-%m}: {r:g}" if r is not None else f"{d:%Y-%m}: unrated" for d, r in
+                 zip(history.lists, history.ratings, strict=True)]  # fmt: skip
+        print(f"{player}: " + ", ".join(shown), file=sys.stderr)
+        print(f"  written: {png}", file=sys.stderr)
 
     _guard(work)
 

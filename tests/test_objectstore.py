@@ -145,3 +145,14 @@ def test_import_writes_the_games_file_to_the_store(cli, bucket: str) -> None:
 
     assert result.exit_code == 0, result.output
     assert pl.read_parquet(uri).height == 91
+
+
+def test_chart_reads_the_partitions_from_the_store(cli, bucket: str, inputs, tmp_path: Path) -> None:
+    games, rating_list = inputs
+    out = f"s3://{bucket}/elo"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out", out).exit_code == 0
+
+    result = cli("chart", out, "--player", "A", "-o", tmp_path / "a.png")
+
+    assert result.exit_code == 0, result.output
+    assert "A: 2025-11: 2000, 2025-12: 2007, 2026-01: 2004" in result.stderr
