@@ -113,7 +113,7 @@ def plot_history(history: History) -> Any:
         import matplotlib.dates as mdates
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    except ImportError as exc:
         raise UsageError(
             "the chart needs matplotlib", hint="install elo-batch with charts: pip install 'elo-batch[chart]'."
         ) from exc

@@ -51,15 +51,30 @@ def is_object_store(location: str) -> bool:
     return bool(_URI.match(location)) and not location.lower().startswith("file://")
 
 
-def _split(uri: str) -> tuple[Any, str]:
-    """(store for the bucket, key inside it) of ``scheme://bucket/key``."""
+def _obstore(uri: str) -> Any:
     try:
+        import obstore
         import obstore.store
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    except ImportError as exc:
         raise UsageError(
-            f"writing to {uri!r} needs the obstore package",
+            f"{uri!r} is an object store: that needs the obstore package",
             hint="install elo-batch with object-store support: pip install 'elo-batch[cloud]'.",
         ) from exc
+    return obstore
+
+
+def check_available(uri: str) -> None:
+    """Fail early, before any work, when ``uri`` cannot be written: obstore missing or a bad URI.
+
+    Raises:
+        UsageError: obstore is not installed, or the URI names no bucket or an unknown scheme.
+    """
+    _split(uri)
+
+
+def _split(uri: str) -> tuple[Any, str]:
+    """(store for the bucket, key inside it) of ``scheme://bucket/key``."""
+    obstore = _obstore(uri)
     parts = urlsplit(uri)
     if not parts.netloc:
         raise UsageError(f"{uri!r} names no bucket", hint="use scheme://bucket/prefix, e.g. s3://lake/elo.")
@@ -79,9 +94,9 @@ def _join(*parts: str) -> str:
 
 def _store_errors() -> tuple[type[BaseException], ...]:
     """What obstore raises when a store refuses a request (its own errors, and OSError subclasses)."""
-    import obstore.exceptions
+    from obstore.exceptions import BaseError
 
-    return (obstore.exceptions.BaseError, OSError)
+    return (BaseError, OSError)
 
 
 def _first_line(exc: BaseException) -> str:
@@ -95,9 +110,8 @@ def put_object(uri: str, data: bytes) -> None:
         UsageError: not an object-store URI obstore understands, or obstore is not installed.
         OutputError: the store refused the write (missing bucket, credentials, network).
     """
-    import obstore
-
     store, key = _split(uri)
+    obstore = _obstore(uri)
     try:
         obstore.put(store, key, data)
     except _store_errors() as exc:
@@ -128,9 +142,8 @@ def write_period(
         UsageError: ``out`` is not an object-store URI obstore understands, or obstore is missing.
         OutputError: the store refused a write, a listing or a delete.
     """
-    import obstore
-
     store, prefix = _split(out)
+    obstore = _obstore(out)
     root = out.rstrip("/")
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
@@ -170,9 +183,8 @@ def read_objects(uri: str, suffixes: tuple[str, ...]) -> list[tuple[str, bytes]]
         UsageError: as :func:`put_object`.
         OutputError: the store refused the listing or a read.
     """
-    import obstore
-
     store, prefix = _split(uri)
+    obstore = _obstore(uri)
     root = f"{urlsplit(uri).scheme}://{urlsplit(uri).netloc}"
     try:
         paths = sorted(

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch import __version__, warehouse
+from elo_batch import __version__, objectstore, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -97,6 +97,8 @@ def run(
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
         warehouse.check_available()
+    if objectstore.is_object_store(out):
+        objectstore.check_available(out)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))

@@ -21,7 +21,7 @@ TABLES = ("ratings", "audit", "rejected")
 def _duckdb() -> Any:
     try:
         import duckdb
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    except ImportError as exc:
         raise UsageError(
             "--duckdb needs the duckdb package",
             column="--duckdb",

@@ -6,9 +6,14 @@ from __future__ import annotations
 import csv
 import json
 import shlex
+import tempfile
 from pathlib import Path
 
+import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
 
 from elo_batch.cli import app
 from tests.conftest import TESTS
@@ -271,3 +276,31 @@ def test_golden_case_through_the_game_calculator(name: str, cli) -> None:
                 assert got["new_rating"] == pytest.approx(float(row["rating"]), abs=0.006), player
             if row.get("change"):
                 assert got["change"] == pytest.approx(float(row["change"]), abs=0.006), player
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    rating_a=st.integers(1400, 2900),
+    rating_b=st.integers(1400, 2900),
+    result=st.sampled_from(["1-0", "1/2-1/2", "0-1"]),
+    k_a=st.sampled_from([10, 20, 40]),
+    k_b=st.sampled_from([10, 20, 40]),
+)
+def test_game_calculator_agrees_with_run_on_one_game(rating_a, rating_b, result, k_a, k_b) -> None:
+    """The calculator is `run` on one game: same expressions, same rule set (2650 exemption, 2026-10)."""
+    runner = CliRunner()
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        (base / "g.csv").write_text(f"date,white_id,black_id,result\n2026-10-05,A,B,{result}\n")
+        (base / "l.csv").write_text(f"player_id,rating,k\nA,{rating_a},{k_a}\nB,{rating_b},{k_b}\n")
+        ran = runner.invoke(app, ["run", str(base / "g.csv"), "--ratings", str(base / "l.csv"), "--period",
+                                  "2026-10", "--out", str(base / "out"), "--format", "csv"])  # fmt: skip
+        assert ran.exit_code == 0, ran.output
+        changes = dict(
+            zip(*[pl.read_csv(base / "out/ratings/period=2026-10/part-0.csv")[c] for c in ("player_id", "change")],
+                strict=True)
+        )  # fmt: skip
+    score = SCORE_OF_WHITE[result]
+    answer = _json(runner.invoke(app, ["game", str(rating_a), str(rating_b), "--result", score, "--k", str(k_a),
+                                       "--k-b", str(k_b), "--period", "2026-10", "--json"]))  # fmt: skip
+    assert (answer["players"]["a"]["change"], answer["players"]["b"]["change"]) == (changes["A"], changes["B"])
