@@ -181,7 +181,11 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
                 "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
             ),
         ),
-        _Check(c.DATE, col.text(c.PERIOD).is_null() & date_value.is_null(), pl.lit("no date and no period")),
+        _Check(
+            c.DATE if c.DATE in names else c.PERIOD,
+            col.text(c.PERIOD).is_null() & date_value.is_null(),
+            pl.lit("no date and no period"),
+        ),
         *col.rating_checks(white_rating, fractional),
         *col.rating_checks(black_rating, fractional),
     ]
