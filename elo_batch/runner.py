@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch import __version__
+from elo_batch import __version__, objectstore, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -69,6 +69,7 @@ def run(
     fmt: Format = "parquet",
     encoding: str | None = None,
     on_period: Callable[[PeriodSummary], None] | None = None,
+    duckdb_path: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -80,6 +81,8 @@ def run(
         fmt: ``parquet`` or ``csv``.
         encoding: Force the CSV text encoding.
         on_period: Called after each period is written (for progress and logs).
+        duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
+            after its partitions are written.
 
     Returns:
         One summary per period, in order.
@@ -92,19 +95,21 @@ def run(
         OutputError: the outputs cannot be written.
     """
     started = dt.datetime.now(dt.UTC)
+    if duckdb_path:
+        warehouse.check_available()
+    if objectstore.is_object_store(out):
+        objectstore.check_available(out)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))
     summaries = []
     for result in rate_periods(games, rating_list, config):
         manifest = _manifest(result, games, list_info, config, fmt, started)
-        outputs = write_period(
-            out,
-            result.period,
-            {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected},
-            manifest,
-            fmt,
-        )
+        tables = {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
+        outputs = write_period(out, result.period, tables, manifest, fmt)
+        if duckdb_path:
+            warehouse.load_period(duckdb_path, result.period, tables)
+            outputs = {**outputs, "duckdb": duckdb_path}
         summary = PeriodSummary(
             result.period,
             result.rule_set.name,

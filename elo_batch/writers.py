@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from elo_batch import objectstore
 from elo_batch.errors import OutputError
 
 TABLES = ("ratings", "audit", "rejected")
@@ -44,7 +45,7 @@ def write_period(
     """Write one period's tables and manifest, replacing only that period's partitions.
 
     Args:
-        out: Output folder (created if missing).
+        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
         period: Month of play, ``YYYY-MM``.
         tables: ``ratings``, ``audit`` and ``rejected`` frames.
         manifest: JSON-serialisable record of the run; the written file paths are added under ``outputs``.
@@ -57,6 +58,8 @@ def write_period(
         OutputError: the folder cannot be created or written, or a partition cannot be swapped in
             (the previous partition is restored first).
     """
+    if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
+        return objectstore.write_period(out, period, tables, manifest, fmt)
     root = Path(out)
     staging = root / f".staging-{period}-{uuid.uuid4().hex[:12]}"
     written: dict[str, str] = {}
