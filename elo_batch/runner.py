@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch import __version__
+from elo_batch import __version__, objectstore, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -111,6 +111,7 @@ def run(
     encoding: str | None = None,
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
+    duckdb_path: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -127,6 +128,8 @@ def run(
         encoding: Force the CSV text encoding.
         on_period: Called after each period is written (for logs).
         on_progress: Called before each step (reading, rating a period, writing it).
+        duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
+            after its partitions are written.
 
     Returns:
         One summary per period, in order.
@@ -139,6 +142,10 @@ def run(
         OutputError: the outputs cannot be written (the previous outputs of the period are kept).
     """
     started = dt.datetime.now(dt.UTC)
+    if duckdb_path:
+        warehouse.check_available()
+    if objectstore.is_object_store(out):
+        objectstore.check_available(out)
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
@@ -154,13 +161,12 @@ def run(
         result = next(results)
         progress(f"writing {period}", 2 + 2 * index, total)
         warnings = notes + result.warnings
-        outputs = write_period(
-            out,
-            result.period,
-            {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected},
-            _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings),
-            fmt,
-        )
+        tables = {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
+        manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
+        outputs = write_period(out, result.period, tables, manifest, fmt)
+        if duckdb_path:
+            warehouse.load_period(duckdb_path, result.period, tables)
+            outputs = {**outputs, "duckdb": duckdb_path}
         summary = _summary(result, warnings, outputs)
         summaries.append(summary)
         if on_period:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import polars as pl
 
+from elo_batch import objectstore
 from elo_batch.atomic import FolderSwap
 from elo_batch.errors import OutputError
 
@@ -45,7 +46,7 @@ def check_writable(out: str) -> None:
         OutputError: ``out`` or one of its table folders is a file, or ``out`` cannot be created or
             written.
     """
-    if "://" in out:  # an object-store URI: nothing local to check; its writer reports what fails
+    if objectstore.is_object_store(out):  # checked by objectstore.check_available
         return
     root = Path(out)
     for path in (root, *(root / table for table in (*TABLES, "manifest"))):
@@ -73,11 +74,11 @@ def write_period(
     """Write one period's tables and manifest, replacing only that period's partitions.
 
     Args:
-        out: Output folder (created if missing).
+        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
         period: Month of play, ``YYYY-MM``.
         tables: ``ratings``, ``audit`` and ``rejected`` frames.
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
-            (paths) and ``output_files`` (path, rows, bytes and sha256 of each).
+            (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
         fmt: ``parquet`` (zstd, statistics) or ``csv`` (UTF-8, comma, header).
 
     Returns:
@@ -87,17 +88,19 @@ def write_period(
         OutputError: the folder cannot be created or written, or a partition cannot be swapped in
             (the previous partitions of the period are put back first).
     """
+    if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
+        return objectstore.write_period(out, period, tables, manifest, fmt)
     written: dict[str, str] = {}
-    files: dict[str, dict[str, Any]] = {}
+    objects: dict[str, dict[str, Any]] = {}
     try:
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
                 _write_frame(frame, target, fmt)
                 written[name] = str(partition_dir(out, name, period) / target.name)
-                files[name] = {"path": written[name], "rows": frame.height, **_fingerprint(target)}
+                objects[name] = {**_fingerprint(target), "rows": frame.height}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
-            manifest = {**manifest, "outputs": dict(written), "output_files": files}
+            manifest = {**manifest, "outputs": dict(written), "objects": objects}
             manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
             swap.commit()
     except OSError as exc:
@@ -116,7 +119,7 @@ def _write_frame(frame: pl.DataFrame, target: Path, fmt: Format) -> None:
 def _fingerprint(path: Path) -> dict[str, Any]:
     with open(path, "rb") as handle:
         digest = hashlib.file_digest(handle, "sha256").hexdigest()
-    return {"bytes": path.stat().st_size, "sha256": digest}
+    return {"size": path.stat().st_size, "sha256": digest}
 
 
 def _output_error(exc: OSError, out: str) -> OutputError:

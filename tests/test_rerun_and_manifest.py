@@ -127,10 +127,12 @@ def test_the_manifest_records_inputs_options_rules_counts_version_and_times(cli,
         "rejected": 1,
         "reconciles": True,
     }
-    for table, record in manifest["output_files"].items():
+    assert sorted(manifest["objects"]) == ["audit", "ratings", "rejected"]
+    for table, record in manifest["objects"].items():
         path = out / table / "period=2025-11" / "part-0.parquet"
-        assert record["path"] == str(path)
+        assert manifest["outputs"][table] == str(path)
         assert record["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-        assert record["bytes"] == path.stat().st_size
+        assert record["size"] == path.stat().st_size
+    assert manifest["objects"]["rejected"]["rows"] == 1
     started, finished = (dt.datetime.fromisoformat(manifest[key]) for key in TIMESTAMPS)
     assert before <= started <= finished <= dt.datetime.now(dt.UTC)
