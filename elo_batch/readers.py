@@ -167,11 +167,7 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
         ) from exc
     digest = hashlib.sha256(data).hexdigest()
     if not data.strip():
-        raise InputDataError(
-            "the file is empty (0 bytes)" if not data else "the file holds only blank lines",
-            path=path,
-            hint="a file with no games still needs its header line; was the export interrupted?",
-        )
+        raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
     if data[:4] == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES):
         frame = _read_parquet(data, path)
@@ -181,11 +177,19 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
+        if not text.strip():
+            raise _no_header(path, "the file holds only blank lines")
         text, separator = _separator(text)
         frame, blank = _read_csv(text, separator, path)
     frame = _normalise_names(frame, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
+
+
+def _no_header(path: str, what: str) -> InputDataError:
+    return InputDataError(
+        what, path=path, hint="a file with no games still needs its header line; was the export interrupted?"
+    )
 
 
 def _read_parquet(data: bytes, path: str) -> pl.DataFrame:

@@ -147,6 +147,7 @@ def test_a_games_file_without_the_needed_columns_stops_the_run(cli, tmp_path, ra
     [
         (b"", "the file is empty (0 bytes)\nHint: a file with no games still needs its header line"),
         (b"\n\r\n  \n", "the file holds only blank lines"),
+        (b"\xef\xbb\xbf\r\n", "the file holds only blank lines"),  # a UTF-8 byte-order mark, nothing else
         (b"PK\x03\x04\x14\x00\x06\x00", "the file is a zip archive or an Excel workbook, not CSV text"),
         (b"PAR1 truncated", "not a readable Parquet file"),
         ("white_id,name\n1,Müller\n".encode() + "2,Müller\n".encode("cp1252"), "the file mixes encodings: byte 0xFC"),
