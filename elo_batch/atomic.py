@@ -111,15 +111,11 @@ class FolderSwap:
             self._lock = None
 
 
-def recover(root: Path) -> list[str]:
+def recover(root: Path) -> None:
     """Undo and delete what killed runs left in ``root``: staging folders (and their journals).
 
     Call it only while holding the lock (as :class:`FolderSwap` does).
-
-    Returns:
-        The names of the leftovers removed.
     """
-    removed = []
     for leftover in sorted(root.glob(STAGING_PREFIX + "*")):
         if leftover.is_dir():
             if (leftover / _JOURNAL).exists():
@@ -127,8 +123,6 @@ def recover(root: Path) -> list[str]:
             shutil.rmtree(leftover)
         else:
             leftover.unlink()
-        removed.append(leftover.name)
-    return removed
 
 
 def _roll_back(root: Path, staging: Path) -> None:
