@@ -16,6 +16,7 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
+from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED
 
 #: Typed list columns the engine reads.
 LIST_SCHEMA: dict[str, pl.DataType] = {
@@ -116,7 +117,9 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
     if RAGGED in frame.columns:
         ragged = frame.filter(pl.col(RAGGED).is_not_null())
         if ragged.height:
-            raise InputDataError(ragged[RAGGED][0], path=path, row=int(ragged[c.SOURCE_ROW][0]))
+            more = f" ({ragged.height - 1} more rows like it)" if ragged.height > 1 else ""
+            reason, _, hint = str(ragged[RAGGED][0]).partition(" Hint: ")
+            raise InputDataError(reason + more, path=path, row=int(ragged[c.SOURCE_ROW][0]), hint=hint or None)
         frame = frame.drop(RAGGED)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     parsed = {
@@ -131,6 +134,15 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
     }
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
+        (
+            c.RATING,
+            lambda: (
+                _text(frame, c.RATING).str.contains(THOUSANDS_SEPARATED)
+                if frame.schema[c.RATING] == pl.String
+                else _never()
+            ),
+            f"is not a rating: {THOUSANDS_REASON}; expected plain digits (2000)",
+        ),
         (
             c.RATING,
             lambda: _bad_number(frame, c.RATING, fractional),
@@ -173,7 +185,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             value = hits[column].cast(pl.String)[0]
             more = f" ({hits.height - 1} more rows like it)" if hits.height > 1 else ""
             raise InputDataError(
-                f"{value!r} {message}{more}",
+                f"{value!r} {message}{more}" if value is not None else f"empty cell: {message}{more}",
                 path=path,
                 row=int(hits[c.SOURCE_ROW][0]),
                 column=column,

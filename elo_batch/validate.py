@@ -60,6 +60,15 @@ ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
 MAX_RATING = 3500
+#: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
+THOUSANDS_SEPARATED = r"^\d{1,3}([.,]\d{3})+$"
+THOUSANDS_REASON = "it looks like a number with a thousands separator"
+#: Column types a game column may have (anything else cannot be read as text, a number or a date).
+_NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
+_GAME_COLUMNS = (
+    c.WHITE_ID, c.BLACK_ID, c.RESULT, c.DATE, c.PERIOD, c.GAME_ID, c.EVENT_ID, c.ROUND, c.WHITE_RATING,
+    c.BLACK_RATING, c.PLAYER_ID, c.OPPONENT_ID, c.PLAYER_RATING, c.OPPONENT_RATING, c.SCORE,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,7 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
             hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
         )
     schema = frame.schema
+    _check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
@@ -153,7 +163,7 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
     token = col.text(score_col).str.replace_all(r"\s+", "")
     date_value, date_bad = col.date(c.DATE)
     candidates: list[_Check | None] = [
-        _Check(RAGGED, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
+        _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.text(white).is_null(), pl.lit(f"missing {white}")),
         _Check(black, col.text(black).is_null(), pl.lit(f"missing {black}")) if not one_sided else None,
         _Check(black, col.text(white) == col.text(black), pl.lit("a player cannot play themselves")),
@@ -189,17 +199,10 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         *col.rating_checks(white_rating, fractional),
         *col.rating_checks(black_rating, fractional),
     ]
-    checks = [
-        check
-        for check in candidates
-        if check is not None and (check.column is None or check.column in names or check.column == RAGGED)
-    ]
+    checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     reason = _first(checks, lambda ch: ch.reason)
     column = _first(checks, lambda ch: pl.lit(ch.column))
-    value = _first(
-        checks,
-        lambda ch: col.text(ch.column) if ch.column in names and ch.column != RAGGED else pl.lit(None, pl.String),
-    )
+    value = _first(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String))
     period = pl.coalesce(
         pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
         date_value.dt.strftime("%Y-%m"),
@@ -311,10 +314,9 @@ class _ColumnReader:
             checks.append(
                 _Check(
                     name,
-                    text.str.contains(r"^\d{1,3}([.,]\d{3})+$"),
+                    text.str.contains(THOUSANDS_SEPARATED),
                     pl.format(
-                        "{} is not a rating: it looks like a number with a thousands separator."
-                        " Hint: write ratings as plain digits (2000).",
+                        "{} is not a rating: " + THOUSANDS_REASON + ". Hint: write ratings as plain digits (2000).",
                         _quoted(text),
                     ),
                 )
@@ -394,9 +396,32 @@ def _listing(frame: pl.DataFrame) -> str:
     return "columns " + ", ".join(names) if names else "no columns"
 
 
+def _check_types(schema: pl.Schema, path: str) -> None:
+    """Refuse a column of a nested or binary type (a Parquet file of another shape), naming it."""
+    for name, dtype in schema.items():
+        if name in _GAME_COLUMNS and isinstance(dtype, _NESTED):
+            raise InputDataError(
+                f"column {name} has type {dtype}; expected text, a number or a date",
+                path=path,
+                column=name,
+                hint="write one plain value per cell (for example the id as text).",
+            )
+
+
 def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
     names = set(frame.columns)
-    missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
+    if {c.PLAYER_ID, c.OPPONENT_RATING, c.SCORE} & names and not {c.WHITE_ID, c.BLACK_ID} & names:
+        missing = [
+            wanted
+            for wanted, present in (
+                (c.PLAYER_ID, {c.PLAYER_ID}),
+                (c.OPPONENT_RATING, {c.OPPONENT_RATING, c.OPPONENT_ID}),
+                (c.RESULT, {c.RESULT, c.SCORE}),
+            )
+            if not present & names
+        ]
+    else:
+        missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
     hints = [closest_hint(name, frame.columns) for name in missing]
     hint_text = " ".join(h for h in hints if h)
     return InputDataError(
