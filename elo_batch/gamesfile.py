@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import io
 import os
 import uuid
 
 import polars as pl
 
 from elo_batch import objectstore
+from elo_batch.encode import table_bytes
 from elo_batch.errors import OutputError
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
@@ -50,12 +50,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     Raises:
         OutputError: the file or object cannot be written.
     """
-    buffer = io.BytesIO()
-    if out.lower().endswith(".csv"):
-        games.write_csv(buffer)
-    else:
-        games.write_parquet(buffer, compression="zstd", statistics=True)
-    data = buffer.getvalue()
+    data = table_bytes(games, "csv" if out.lower().endswith(".csv") else "parquet")
     if objectstore.is_object_store(out):
         objectstore.put_object(out, data)
         return out

@@ -24,7 +24,6 @@ never touched.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import re
 from typing import Any
@@ -32,6 +31,7 @@ from urllib.parse import urlsplit
 
 import polars as pl
 
+from elo_batch.encode import Format, table_bytes
 from elo_batch.errors import OutputError, UsageError
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -123,7 +123,7 @@ def write_period(
     period: str,
     tables: dict[str, pl.DataFrame],
     manifest: dict[str, Any],
-    fmt: str = "parquet",
+    fmt: Format = "parquet",
 ) -> dict[str, str]:
     """Write one period's tables and manifest under an object-store prefix (see the module's order).
 
@@ -150,12 +150,7 @@ def write_period(
     keys: set[str] = set()
     try:
         for name, frame in tables.items():
-            buffer = io.BytesIO()
-            if fmt == "csv":
-                frame.write_csv(buffer)
-            else:
-                frame.write_parquet(buffer, compression="zstd", statistics=True)
-            data = buffer.getvalue()
+            data = table_bytes(frame, fmt)
             key = _join(prefix, name, f"period={period}", f"part-0.{fmt}")
             obstore.put(store, key, data)
             keys.add(key)

@@ -16,7 +16,7 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
-from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED
+from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
 
 #: Typed list columns the engine reads.
 LIST_SCHEMA: dict[str, pl.DataType] = {
@@ -80,6 +80,47 @@ def load_rating_list(
         )
     )
     return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
+
+
+def check_pending(table: pl.DataFrame, first_period: str | None, path: str) -> None:
+    """Check the pooled games of unrated players against the first period to rate.
+
+    Args:
+        table: The list in force (``pending`` column: ``YYYY-MM:n:w2:opponents_sum`` entries joined by ``;``).
+        first_period: The first month the run rates (None: not known, as in ``validate`` without a period).
+        path: The list's file, for the message.
+
+    Raises:
+        InputDataError: an entry for ``first_period`` or later (those games would be counted twice),
+            or two entries for one month of one player.
+    """
+    entries = (
+        table.filter(pl.col(c.PENDING).is_not_null())
+        .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias("entry"))
+        .explode("entry")
+        .with_columns(pl.col("entry").str.slice(0, 7).alias("month"))
+    )
+    late = entries.filter(pl.col("month") >= first_period) if first_period else entries.clear()
+    if late.height:
+        player, entry = late.row(0)[:2]
+        raise InputDataError(
+            f"player {player!r} has pooled games of {entry[:7]} ({entry!r}), not before the first period "
+            f"rated, {first_period}",
+            path=path,
+            column=c.PENDING,
+            value=entry,
+            hint="feed each period the list written by the period before it.",
+        )
+    repeated = entries.filter(pl.struct(c.PLAYER_ID, "month").is_duplicated())
+    if repeated.height:
+        player, entry = repeated.row(0)[:2]
+        raise InputDataError(
+            f"player {player!r} has two pooled-games entries for {entry[:7]}",
+            path=path,
+            column=c.PENDING,
+            value=entry,
+            hint="keep one entry per month, as elo-batch writes it.",
+        )
 
 
 def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
@@ -244,7 +285,7 @@ def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     dtype = frame.schema[name]
     if dtype == pl.String:
         text = _text(frame, name)
-        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else r"^\d+$")
+        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER)
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
     value = pl.col(name).cast(pl.Float64)
@@ -273,5 +314,5 @@ def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
 
 
 def _bad_pending(pending: pl.Expr) -> pl.Expr:
-    entry = r"\d{4}-\d{2}:\d+:\d+:\d+"
+    entry = r"\d{4}-(0[1-9]|1[0-2]):\d+:\d+:\d+"
     return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")

@@ -50,13 +50,15 @@ class InputFile:
     blank_rows: int = 0
 
 
-def expand_paths(paths: list[str] | tuple[str, ...]) -> list[str]:
+def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...] = ()) -> list[str]:
     """Files named by paths, globs or folders, in a stable order.
 
     Args:
         paths: Files, glob patterns (``games/*.csv``) or folders (all CSV and Parquet files inside,
             recursively, sorted by path; hidden files and folders, whose names start with ``.``, are
             skipped, like a warehouse does).
+        exclude: Files or folders that a folder or a glob must not pick up (the run's own rating list
+            and output folder when they sit inside the games folder). Files named one by one are kept.
 
     Returns:
         File paths, folders and globs expanded in sorted order, duplicates removed.
@@ -66,9 +68,15 @@ def expand_paths(paths: list[str] | tuple[str, ...]) -> list[str]:
             no CSV or Parquet file.
     """
     found: list[str] = []
+    skip = [os.path.abspath(path) for path in exclude]
+
+    def wanted(path: str) -> bool:
+        full = os.path.abspath(path)
+        return not any(full == other or full.startswith(other + os.sep) for other in skip)
+
     for given in paths:
         if os.path.isdir(given):
-            inside = _data_files(given)
+            inside = [path for path in _data_files(given) if wanted(path)]
             if not inside:
                 raise InputMissingError(
                     "folder holds no .csv or .parquet file",
@@ -79,7 +87,7 @@ def expand_paths(paths: list[str] | tuple[str, ...]) -> list[str]:
         elif os.path.exists(given):
             found.append(given)
         elif glob.has_magic(given):
-            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p))
+            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p) and wanted(p))
             if not matched:
                 raise InputMissingError("no file matches this pattern", path=given)
             found.extend(matched)
@@ -188,7 +196,10 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
 
 def _no_header(path: str, what: str) -> InputDataError:
     return InputDataError(
-        what, path=path, hint="a file with no games still needs its header line; was the export interrupted?"
+        what,
+        path=path,
+        hint="a CSV file needs at least its header line (a month with no games, or a list with no players, "
+        "is the header alone); was the export interrupted?",
     )
 
 

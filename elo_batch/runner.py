@@ -19,7 +19,7 @@ from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
 from elo_batch.period import Counts, PeriodResult, rate_periods
-from elo_batch.ratinglist import load_rating_list
+from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import InputFile
 from elo_batch.validate import GamesInput, load_games
 from elo_batch.writers import Format, check_writable, write_period
@@ -67,21 +67,30 @@ class ValidationReport:
 
 
 def load_inputs(
-    games_paths: list[str], ratings_path: str | None, config: RunConfig, encoding: str | None = None
+    games_paths: list[str],
+    ratings_path: str | None,
+    config: RunConfig,
+    encoding: str | None = None,
+    out: str | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
+
+    A games folder or glob never picks up the run's own rating list or output folder.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
     """
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
-    games = load_games(games_paths, fractional_ratings=fractional, encoding=encoding)
+    own = tuple(path for path in (ratings_path, out) if path and not objectstore.is_object_store(path))
+    games = load_games(games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own)
     rating_list, list_info = (
         load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
         if ratings_path
         else (None, None)
     )
+    if rating_list is not None and ratings_path:
+        check_pending(rating_list, config.periods[0] if config.periods else None, ratings_path)
     return games, rating_list, list_info
 
 
@@ -149,7 +158,7 @@ def run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
     notes = input_warnings(games, rating_list, list_info)
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))

@@ -54,7 +54,11 @@ RESULTS: dict[str, int] = {
 }  # fmt: skip
 FORFEITS: dict[str, int] = {"+--": 100, "--+": 0, "+-": 100, "-+": 0, "--": 0}
 #: One-sided score tokens -> the player's score in hundredths.
-SCORES: dict[str, int] = {"1": 100, "1.0": 100, "0": 0, "0.0": 0, "0.5": 50, "0,5": 50, "½": 50, "1/2": 50, "=": 50}
+SCORES: dict[str, int] = {
+    "1": 100, "1.0": 100, "1.00": 100, "1,0": 100, "1,00": 100,
+    "0": 0, "0.0": 0, "0.00": 0, "0,0": 0, "0,00": 0,
+    "0.5": 50, "0.50": 50, "0,5": 50, "0,50": 50, ".5": 50, "½": 50, "1/2": 50, "=": 50,
+}  # fmt: skip
 ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
@@ -62,6 +66,9 @@ SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
 MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
 THOUSANDS_SEPARATED = r"^\d{1,3}([.,]\d{3})+$"
+#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
+#: "2.000" is caught first by THOUSANDS_SEPARATED.
+WHOLE_NUMBER = r"^\d+(\.0+)?$"
 THOUSANDS_REASON = "it looks like a number with a thousands separator"
 #: Column types a game column may have (anything else cannot be read as text, a number or a date).
 _NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
@@ -99,7 +106,11 @@ class _Check:
 
 
 def load_games(
-    paths: list[str] | tuple[str, ...], *, fractional_ratings: bool = False, encoding: str | None = None
+    paths: list[str] | tuple[str, ...],
+    *,
+    fractional_ratings: bool = False,
+    encoding: str | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> GamesInput:
     """Read and check game files of either shape of the contract.
 
@@ -107,6 +118,7 @@ def load_games(
         paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`).
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
+        exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
 
     Returns:
         Canonical rows, rejected rows and the files read.
@@ -119,7 +131,7 @@ def load_games(
     rejected: list[pl.DataFrame] = []
     files: list[InputFile] = []
     offset = 0
-    for path in expand_paths(paths):
+    for path in expand_paths(paths, exclude=exclude):
         frame, info = read_table(path, encoding=encoding)
         files.append(info)
         good, bad = _check_file(frame, path, fractional_ratings)
@@ -321,7 +333,7 @@ class _ColumnReader:
                     ),
                 )
             )
-            pattern = r"^\d+(\.\d+)?$" if fractional else r"^\d+$"
+            pattern = r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER
             checks.append(
                 _Check(
                     name,

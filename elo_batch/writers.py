@@ -20,16 +20,16 @@ import hashlib
 import json
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import polars as pl
 
 from elo_batch import objectstore
 from elo_batch.atomic import FolderSwap
+from elo_batch.encode import Format, write_table
 from elo_batch.errors import OutputError
 
 TABLES = ("ratings", "audit", "rejected")
-Format = Literal["parquet", "csv"]
 
 
 def partition_dir(out: str, table: str, period: str) -> Path:
@@ -96,7 +96,7 @@ def write_period(
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                _write_frame(frame, target, fmt)
+                write_table(frame, target, fmt)
                 written[name] = str(partition_dir(out, name, period) / target.name)
                 objects[name] = {**_fingerprint(target), "rows": frame.height}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
@@ -107,13 +107,6 @@ def write_period(
         raise _output_error(exc, out) from exc
     written["manifest"] = str(partition_dir(out, "manifest", period) / "manifest.json")
     return written
-
-
-def _write_frame(frame: pl.DataFrame, target: Path, fmt: Format) -> None:
-    if fmt == "csv":
-        frame.write_csv(target)
-    else:
-        frame.write_parquet(target, compression="zstd", statistics=True)
 
 
 def _fingerprint(path: Path) -> dict[str, Any]:

@@ -67,7 +67,7 @@ def test_a_run_failing_while_writing_keeps_the_previous_outputs(
     cli, tmp_path, previous, monkeypatch, error, code, text
 ) -> None:
     out, before = previous
-    _fail_on_call(monkeypatch, writers, "_write_frame", 2, error)  # the audit table, after the ratings
+    _fail_on_call(monkeypatch, writers, "write_table", 2, error)  # the audit table, after the ratings
 
     result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
 
@@ -129,7 +129,7 @@ from elo_batch.cli import app
 sys.argv[0] = "elo-batch"
 app()
 """
-WRITE = "elo_batch.writers:_write_frame"
+WRITE = "elo_batch.writers:write_table"
 
 
 def _start_and_stop(tmp_path: Path, out: Path, pause_in: str, after: int, sig: int, **env: str) -> int:

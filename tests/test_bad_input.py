@@ -145,7 +145,7 @@ def test_a_games_file_without_the_needed_columns_stops_the_run(cli, tmp_path, ra
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"", "the file is empty (0 bytes)\nHint: a file with no games still needs its header line"),
+        (b"", "the file is empty (0 bytes)\nHint: a CSV file needs at least its header line"),
         (b"\n\r\n  \n", "the file holds only blank lines"),
         (b"\xef\xbb\xbf\r\n", "the file holds only blank lines"),  # a UTF-8 byte-order mark, nothing else
         (b"PK\x03\x04\x14\x00\x06\x00", "the file is a zip archive or an Excel workbook, not CSV text"),
@@ -226,6 +226,15 @@ def test_blank_lines_are_skipped_and_reported_and_rows_keep_their_line_numbers(c
         ("player_id,elo\nA,2000", "missing column rating; the list has player_id, elo"),
         ("player_id,rating,k\nA,2000,twenty", "'twenty' is not a K-factor"),
         ("player_id,rating\nA,2000\n,1900", "{list}, row 2, column player_id: empty cell: a player id is required"),
+        ("player_id,rating,pending\nA,2000,\nN,,2025-13:1:1:1800", "'2025-13:1:1:1800' is not a pending-games record"),
+        (
+            "player_id,rating,pending\nA,2000,\nN,,2025-11:1:1:1800",
+            "player 'N' has pooled games of 2025-11 ('2025-11:1:1:1800'), not before the first period rated, 2025-11",
+        ),
+        (
+            "player_id,rating,pending\nA,2000,\nN,,2025-09:1:1:1800;2025-09:1:1:1800",
+            "player 'N' has two pooled-games entries for 2025-09",
+        ),
     ],
 )
 def test_a_bad_rating_list_stops_the_run(cli, tmp_path, text, message) -> None:
@@ -247,3 +256,27 @@ def test_a_list_row_repeated_exactly_counts_once(cli, tmp_path) -> None:
 
     assert result.exit_code == 0, result.output
     assert read_table(tmp_path / "out", "ratings", "2025-11")["player_id"].to_list() == ["A", "B"]
+
+
+def test_whole_ratings_written_with_a_zero_fraction_are_whole(cli, tmp_path) -> None:
+    """2000.0 (a spreadsheet or pandas export) is the whole number 2000; 2.000 stays an error (above)."""
+    games = write_csv(tmp_path / "g.csv", f"{HEADER}\n{GOOD}\n2,2025-11-02,,A,B,1-0,2000.0,1900.00")
+    rating_list = write_csv(tmp_path / "list.csv", "player_id,rating,k\nA,2000.0,20.0\nB,1900,20\nC,2100,10")
+
+    result = _run(cli, tmp_path, games, rating_list)
+
+    assert result.exit_code == 0, result.output
+    a = read_table(tmp_path / "out", "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
+    assert (a["rating_before"], a["change"], a["games"]) == (2000, 14, 2)  # 2 x 0.36 x 20 = 14.4
+
+
+@pytest.mark.parametrize("token", ["1", "1.0", "1.00", '"1,0"'])
+def test_one_sided_scores_written_with_decimals(cli, tmp_path, rating_list, token) -> None:
+    games = write_csv(tmp_path / "card.csv", f"player_id,opponent_rating,score,date\nA,1900,{token},2025-11-02\n"
+                      "A,2000,0.50,2025-11-03\nA,2000,0,2025-11-04")  # fmt: skip
+
+    result = _run(cli, tmp_path, games, rating_list)
+
+    assert result.exit_code == 0, result.output
+    a = read_table(tmp_path / "out", "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
+    assert (a["games"], a["score"], a["change"]) == (3, 1.5, -3)  # (0.36 + 0 - 0.5) x 20 = -2.8 -> -3

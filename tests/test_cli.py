@@ -213,3 +213,28 @@ def test_a_row_without_date_or_period_is_rejected_when_the_file_has_only_period(
     assert result.exit_code == 0, result.output
     assert "2 rows read = 1 counted + 0 not counted (see audit) + 0 other periods + 1 rejected" in result.output
     assert read_table(tmp_path / "out", "rejected", "2025-11")["reason"].to_list() == ["no date and no period"]
+
+
+def test_a_games_folder_does_not_pick_up_the_runs_own_list_and_outputs(cli, tmp_path) -> None:
+    folder = tmp_path / "month"
+    folder.mkdir()
+    write_csv(folder / "games.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    lst = write_csv(folder / "ratings.csv", "player_id,rating,k\nA,2000,20\nB,1900,20")
+    for _ in range(2):  # the second run finds the first run's outputs inside the folder
+        result = cli("run", folder, "--ratings", lst, "--period", "2025-11", "--out", folder / "out")
+        assert result.exit_code == 0, result.output
+        assert "1 rows read = 1 counted" in result.output
+
+
+def test_nested_and_binary_list_columns_pass_through_to_csv_as_json_and_hex(cli, tmp_path) -> None:
+    lst = tmp_path / "list.parquet"
+    pl.DataFrame(
+        {"player_id": ["A", "B"], "rating": [2000, 1900], "titles": [["FM", "IM"], []], "blob": [b"\x00\x01", b"zz"]}
+    ).write_parquet(lst)
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    out = tmp_path / "out"
+    result = cli("run", games, "--ratings", lst, "--period", "2025-11", "--out", out, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    a = read_table(out, "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
+    assert (a["titles"], a["blob"]) == ('["FM","IM"]', "0001")
+    assert [p.name for p in out.iterdir() if p.name.startswith(".") and p.is_dir()] == []  # no staging left
