@@ -5,20 +5,35 @@ No rating arithmetic here. This is the one place where errors become exit codes 
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
+import re
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 
 from elo_batch import __version__
+from elo_batch import columns as c
+from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
+from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
+from elo_batch.chart import write_chart
 from elo_batch.config import RunConfig, parse_periods
-from elo_batch.errors import EloBatchError, InternalError
-from elo_batch.runner import PeriodSummary, run
+from elo_batch.errors import EloBatchError, InputMissingError, InternalError, UsageError
+from elo_batch.gamesfile import write_games
+from elo_batch.period import Counts
+from elo_batch.pgn import read_pgn
+from elo_batch.progress import ProgressBar
+from elo_batch.readers import check_encoding
+from elo_batch.rules.sets import RuleSet
+from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
+from elo_batch.trf import read_trf
 
 app = typer.Typer(
     name="elo-batch",
@@ -82,71 +97,148 @@ def main(
     """FIDE rating changes for whole populations of players, exactly as FIDE computes them."""
 
 
+# Options shared by `run` and `validate` (so that validate checks exactly what run would).
+GamesArg = Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet), globs or folders.")]
+RatingsOpt = Annotated[str | None, typer.Option(help="The rating list in force (CSV or Parquet).")]
+RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
+RuleSetOpt = Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")]
+ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
+ExpectedOpt = Annotated[
+    ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
+]
+CapOpt = Annotated[CapChoice, typer.Option("--cap-400", help="400-point rule: auto (per rule set), always or never.")]
+KOpt = Annotated[int | None, typer.Option("--k", min=1, max=100, help="One K for every player.")]
+No700Opt = Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K when K x n > 700.")]
+RoundingOpt = Annotated[
+    RoundingChoice | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
+]
+EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
+LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
+
+
 @app.command("run")
 def run_command(
-    games: Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet), globs or folders.")],
+    games: GamesArg,
     period: Annotated[str, typer.Option(help="Month of play YYYY-MM, or a range YYYY-MM..YYYY-MM.")],
-    ratings: Annotated[str | None, typer.Option(help="The rating list in force (CSV or Parquet).")] = None,
+    ratings: RatingsOpt = None,
     out: Annotated[str, typer.Option(help="Output folder (hive partitions per period).")] = "out",
     format: Annotated[FormatChoice, typer.Option("--format", help="Output file type.")] = FormatChoice.parquet,
-    rules: Annotated[
-        Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")
-    ] = Rules.fide,
-    rule_set: Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")] = None,
-    list_kind: Annotated[
-        ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")
-    ] = ListChoice.standard,
-    expected: Annotated[
-        ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
-    ] = None,
-    cap_400: Annotated[
-        CapChoice, typer.Option("--cap-400", help="400-point rule: auto (per rule set), always or never.")
-    ] = CapChoice.auto,
-    k: Annotated[int | None, typer.Option("--k", min=1, max=100, help="One K for every player.")] = None,
-    no_700_rule: Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K when K x n > 700.")] = False,
-    rounding: Annotated[
-        RoundingChoice | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
-    ] = None,
+    rules: RulesOpt = Rules.fide,
+    rule_set: RuleSetOpt = None,
+    list_kind: ListOpt = ListChoice.standard,
+    expected: ExpectedOpt = None,
+    cap_400: CapOpt = CapChoice.auto,
+    k: KOpt = None,
+    no_700_rule: No700Opt = False,
+    rounding: RoundingOpt = None,
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
-    encoding: Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")] = None,
-    log_format: Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")] = LogFormat.text,
+    encoding: EncodingOpt = None,
+    log_format: LogFormatOpt = LogFormat.text,
+    duckdb: Annotated[
+        str | None,
+        typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
+    ] = None,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
-    def work() -> None:
-        config = RunConfig(
-            periods=parse_periods(period),
-            rules=rules.value,  # type: ignore[arg-type]
-            rule_set=rule_set,
-            list_kind=list_kind.value,  # type: ignore[arg-type]
-            expected=expected.value if expected else None,  # type: ignore[arg-type]
-            cap_400=cap_400.value,  # type: ignore[arg-type]
-            k=k,
-            rule_700=False if no_700_rule else None,
-            rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
-            strict=strict,
-        )
-        run(
-            games,
-            config=config,
-            ratings_path=ratings,
-            out=out,
-            fmt=format.value,  # type: ignore[arg-type]
-            encoding=encoding,
-            on_period=lambda summary: _log_period(summary, log_format),
-        )
+    def work() -> int:
+        check_encoding(encoding)
+        config = _config(period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict)
+        with ProgressBar(enabled=log_format is LogFormat.text) as bar:
+            run(
+                games,
+                config=config,
+                ratings_path=ratings,
+                out=out,
+                fmt=format.value,  # type: ignore[arg-type]
+                encoding=encoding,
+                on_period=lambda summary: _log_period(summary, log_format),
+                on_progress=bar,
+                duckdb_path=duckdb,
+            )
+        return 0
 
     _guard(work, log_format)
 
 
+@app.command("validate")
+def validate_command(
+    games: GamesArg,
+    period: Annotated[
+        str | None,
+        typer.Option(help="Rate these months in memory too (YYYY-MM or a range); default: check every row."),
+    ] = None,
+    ratings: RatingsOpt = None,
+    rules: RulesOpt = Rules.fide,
+    rule_set: RuleSetOpt = None,
+    list_kind: ListOpt = ListChoice.standard,
+    expected: ExpectedOpt = None,
+    cap_400: CapOpt = CapChoice.auto,
+    k: KOpt = None,
+    no_700_rule: No700Opt = False,
+    rounding: RoundingOpt = None,
+    encoding: EncodingOpt = None,
+    log_format: LogFormatOpt = LogFormat.text,
+) -> None:
+    """Check the inputs as `run` would, write nothing; exit 65 when any row would be rejected.
+
+    Rejected rows go to stdout (one line each), the reconciliation to stderr.
+    """
+
+    def work() -> int:
+        check_encoding(encoding)
+        config = _config(period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False)
+        with ProgressBar(enabled=log_format is LogFormat.text) as bar:
+            report = validate(games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar)
+        return _log_validation(report, log_format)
+
+    _guard(work, log_format)
+
+
+def _config(
+    period: str | None,
+    rules: Rules,
+    rule_set: str | None,
+    list_kind: ListChoice,
+    expected: ExpectedChoice | None,
+    cap_400: CapChoice,
+    k: int | None,
+    no_700_rule: bool,
+    rounding: RoundingChoice | None,
+    strict: bool,
+) -> RunConfig:
+    return RunConfig(
+        periods=parse_periods(period) if period is not None else (),
+        rules=rules.value,  # type: ignore[arg-type]
+        rule_set=rule_set,
+        list_kind=list_kind.value,  # type: ignore[arg-type]
+        expected=expected.value if expected else None,  # type: ignore[arg-type]
+        cap_400=cap_400.value,  # type: ignore[arg-type]
+        k=k,
+        rule_700=False if no_700_rule else None,
+        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        strict=strict,
+    )
+
+
+def _reconciliation(counts: Counts, written: bool) -> str:
+    where = "see audit" if written else "audited"
+    return (
+        f"{counts.rows_read} rows read = {counts.counted} counted + {counts.not_counted} not counted ({where})"
+        f" + {counts.other_periods} other periods + {counts.rejected} rejected"
+    )
+
+
 def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
     counts = summary.counts
+    written = bool(summary.outputs)
     if log_format is LogFormat.json:
         record = {
-            "event": "period_written",
+            "event": "period_written" if written else "period_checked",
             "period": summary.period,
             "rule_set": summary.rule_set,
             "counts": counts.__dict__,
+            "reconciles": counts.reconciles(),
             "players": summary.players,
             "warnings": list(summary.warnings),
             "outputs": summary.outputs,
@@ -155,25 +247,87 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         return
     players = ", ".join(f"{n} {status}" for status, n in summary.players.items()) or "no players"
     print(
-        f"{summary.period} ({summary.rule_set}): {counts.rows_read} rows read = {counts.counted} counted"
-        f" + {counts.not_counted} not counted (see audit) + {counts.other_periods} other periods"
-        f" + {counts.rejected} rejected; players: {players}",
+        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}",
         file=sys.stderr,
     )
     for warning in summary.warnings:
         print(f"  warning: {warning}", file=sys.stderr)
-    print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
+    if written:
+        print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
 
 
-def _guard(work: Callable[[], Any], log_format: LogFormat = LogFormat.text) -> None:
+def _log_validation(report: ValidationReport, log_format: LogFormat) -> int:
+    """Print a validation report (rejected rows on stdout, counts on stderr); the exit code."""
+    rejected = report.rejected.height
+    code = 65 if rejected else 0
+    for row in report.rejected.iter_rows(named=True):
+        if log_format is LogFormat.json:
+            print(json.dumps({"event": "rejected", **{k: row[k] for k in REJECTED_FIELDS}}))
+        else:
+            where = ", ".join(
+                part
+                for part in (
+                    str(row[c.SOURCE_FILE]),
+                    f"row {row[c.SOURCE_ROW]}",
+                    f"column {row[c.COLUMN]}" if row[c.COLUMN] else "",
+                )
+                if part
+            )
+            print(f"{where}: {row[c.REASON]}")
+    for summary in report.periods:
+        _log_period(summary, log_format)
+    usable = sum(report.usable_by_period.values())
+    if log_format is LogFormat.json:
+        record = {
+            "event": "validated",
+            "rows_read": report.rows_read,
+            "rejected": rejected,
+            "usable_by_period": report.usable_by_period,
+            "warnings": list(report.warnings),
+            "exit_code": code,
+        }
+        print(json.dumps(record), file=sys.stderr)
+        return code
+    if not report.periods:
+        by_period = ", ".join(f"{period}: {n}" for period, n in report.usable_by_period.items())
+        print(
+            f"{report.rows_read} rows read = {usable} usable ({by_period or 'none'}) + {rejected} rejected",
+            file=sys.stderr,
+        )
+        for warning in report.warnings:
+            print(f"  warning: {warning}", file=sys.stderr)
+    verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
+    print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
+    return code
+
+
+REJECTED_FIELDS = (c.PERIOD, c.SOURCE_FILE, c.SOURCE_ROW, c.COLUMN, c.VALUE, c.REASON)
+
+
+class _Terminated(BaseException):
+    """SIGTERM (a scheduler's timeout) turned into an exception, so that staged outputs are cleaned up."""
+
+
+def _on_sigterm(signum: int, frame: object) -> NoReturn:
+    raise _Terminated
+
+
+def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
     """Run ``work``; turn errors into a message on stderr and the contract's exit code."""
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        work()
+        code = work()
     except EloBatchError as exc:
         _fail(exc, log_format)
-    except KeyboardInterrupt:
-        print("elo-batch: interrupted; outputs of unfinished periods were not changed", file=sys.stderr)
-        raise typer.Exit(130) from None
+    except (KeyboardInterrupt, _Terminated) as exc:
+        name = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
+        print(f"elo-batch: {name}; outputs of unfinished periods were not changed", file=sys.stderr)
+        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
+    except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(141) from None
     except Exception as exc:  # a fault of elo-batch itself, not of the input
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
@@ -184,6 +338,11 @@ def _guard(work: Callable[[], Any], log_format: LogFormat = LogFormat.text) -> N
             ),
             log_format,
         )
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    if code:
+        raise typer.Exit(code)
 
 
 def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
@@ -196,11 +355,230 @@ def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
             "path": exc.path,
             "row": exc.row,
             "column": exc.column,
+            "value": exc.value,
         }
         print(json.dumps(record, default=str), file=sys.stderr)
     else:
         print(f"elo-batch: error: {exc}", file=sys.stderr)
     raise typer.Exit(exc.exit_code)
+
+
+# --- calculators: one game, one player's tournament ---------------------------------------------
+
+RulesOption = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for --period; elo: classic Elo.")]
+RuleSetOption = Annotated[
+    str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.", show_default=False)
+]
+CalcPeriodOption = Annotated[
+    str | None, typer.Option(help="Month of play YYYY-MM whose rules apply (default: this month).", show_default=False)
+]
+ExpectedOption = Annotated[
+    ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
+]
+CapOption = Annotated[
+    CapChoice, typer.Option("--cap-400", help="400-point rule: auto (per rule set), always or never.")
+]
+RoundingOption = Annotated[
+    RoundingChoice | None, typer.Option(help="period (sum, round once), game (round each game) or none (2 decimals).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
+
+
+def _calculator_rules(
+    period: str | None,
+    rules: Rules,
+    rule_set: str | None,
+    expected: ExpectedChoice | None,
+    cap_400: CapChoice,
+    rounding: RoundingChoice | None,
+    rule_700: bool | None = None,
+) -> RuleSet:
+    """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
+    month = period if period is not None else dt.date.today().strftime("%Y-%m")
+    config = RunConfig(
+        periods=parse_periods(month),
+        rules=rules.value,  # type: ignore[arg-type]
+        rule_set=rule_set,
+        expected=expected.value if expected else None,  # type: ignore[arg-type]
+        cap_400=cap_400.value,  # type: ignore[arg-type]
+        rule_700=rule_700,
+        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+    )
+    if len(config.periods) != 1:
+        raise UsageError(f"{month!r} is a range of periods", column="--period", hint="give one month, YYYY-MM.")
+    return config.rules_for(config.periods[0])
+
+
+def _calculator_k(k: int | None, rules: RuleSet) -> int:
+    if k is not None:
+        return k
+    return rules.k_fixed if rules.k_rule == "fixed" and rules.k_fixed else DEFAULT_K
+
+
+@app.command("game")
+def game_command(
+    rating_a: Annotated[int, typer.Argument(help="Player A's rating (the list in force).", show_default=False)],
+    rating_b: Annotated[int, typer.Argument(help="Player B's rating.", show_default=False)],
+    result: Annotated[
+        str | None, typer.Option(help="A's score: 1, 0.5 or 0 (omit to see only A's win/draw/loss table).")
+    ] = None,
+    k: Annotated[
+        int | None, typer.Option("--k", min=1, max=100, help="A's K (also B's unless --k-b); default 20.")
+    ] = None,
+    k_b: Annotated[int | None, typer.Option("--k-b", min=1, max=100, help="B's K (default: A's).")] = None,
+    rules: RulesOption = Rules.fide,
+    rule_set: RuleSetOption = None,
+    period: CalcPeriodOption = None,
+    expected: ExpectedOption = None,
+    cap_400: CapOption = CapChoice.auto,
+    rounding: RoundingOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One game: both players' expected score, change and new rating, and A's change for a win, draw or loss."""
+
+    def work() -> None:
+        rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding)
+        score = None
+        if result is not None:
+            try:
+                score = parse_score(result)
+            except ValueError:
+                raise UsageError(
+                    f"{result!r} is not a result for player A", column="--result", hint="use 1, 0.5 or 0."
+                ) from None
+            if score is None:
+                raise UsageError("a forfeit is not rated (FIDE B.02 5.1)", column="--result", hint="use 1, 0.5 or 0.")
+        k_a = _calculator_k(k, rule_set_used)
+        answer = rate_game(rating_a, rating_b, score, rules=rule_set_used, k_a=k_a, k_b=k_b or k_a)
+        typer.echo(json.dumps(game_json(answer), indent=2) if as_json else render_game(answer))
+
+    _guard(work)
+
+
+@app.command("tournament")
+def tournament_command(
+    rating: Annotated[int, typer.Option(help="The player's rating before the event.", show_default=False)],
+    k: Annotated[int | None, typer.Option("--k", min=1, max=100, help="The player's K (default 20).")] = None,
+    results: Annotated[
+        str | None,
+        typer.Option(help="File of lines 'opponent_rating | result' (default: read them from standard input)."),
+    ] = None,
+    rules: RulesOption = Rules.fide,
+    rule_set: RuleSetOption = None,
+    period: CalcPeriodOption = None,
+    expected: ExpectedOption = None,
+    cap_400: CapOption = CapChoice.auto,
+    no_700_rule: Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K when K x n > 700.")] = False,
+    rounding: RoundingOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """One player's event: each game's K x (score - expected), their sum rounded once, performance rating."""
+
+    def work() -> None:
+        rule_set_used = _calculator_rules(
+            period, rules, rule_set, expected, cap_400, rounding, False if no_700_rule else None
+        )
+        if results is None:
+            if sys.stdin.isatty():
+                raise UsageError(
+                    "no games given",
+                    hint="pipe lines 'opponent_rating | result' into the command, or name a file with --results.",
+                )
+            text, source = sys.stdin.read(), "<stdin>"
+        else:
+            try:
+                with open(results, encoding="utf-8-sig") as handle:
+                    text, source = handle.read(), results
+            except OSError as exc:
+                raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=results) from exc
+        games = parse_results(text, source)
+        answer = rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))
+        typer.echo(json.dumps(tournament_json(answer), indent=2) if as_json else render_tournament(answer))
+
+    _guard(work)
+
+
+# --- import: PGN and TRF files into a games table ---------------------------------------------
+
+import_app = typer.Typer(
+    name="import",
+    help="Convert PGN or TRF files into a games file (Parquet or CSV) for `elo-batch run`.",
+    no_args_is_help=True,
+)
+app.add_typer(import_app)
+ImportOut = Annotated[
+    str,
+    typer.Option(
+        "-o", "--out", help="Games file to write: .parquet (default) or .csv, or an s3:// URI.", show_default=False
+    ),
+]
+
+
+def _report(lines: list[str], out: str, rows: int) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+    print(f"  written: {out} ({rows} rows)", file=sys.stderr)
+
+
+@import_app.command("pgn")
+def import_pgn_command(
+    files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
+    out: ImportOut,
+) -> None:
+    """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
+
+    def work() -> None:
+        games, report = read_pgn(files)
+        _report(report.lines(), write_games(games, out), games.height)
+
+    _guard(work)
+
+
+@import_app.command("trf")
+def import_trf_command(
+    file: Annotated[str, typer.Argument(help="A FIDE Tournament Report File (TRF-16).", show_default=False)],
+    out: ImportOut,
+    period: Annotated[
+        str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
+    ] = None,
+) -> None:
+    """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
+
+    def work() -> None:
+        month = None
+        if period is not None:
+            months = parse_periods(period)
+            if len(months) != 1:
+                raise UsageError(f"{period!r} is a range of periods", column="--period", hint="give one month.")
+            month = months[0]
+        games, report = read_trf(file, period=month)
+        _report(report.lines(), write_games(games, out), games.height)
+
+    _guard(work)
+
+
+# --- chart: a player's rating over the periods of an output folder ------------------------------
+
+
+@app.command("chart")
+def chart_command(
+    out_dir: Annotated[str, typer.Argument(help="Output folder (or s3:// prefix) of `elo-batch run`.")],
+    player: Annotated[str, typer.Option(help="The player_id to draw.", show_default=False)],
+    output: Annotated[
+        str | None, typer.Option("-o", "--output", help="PNG to write (default: rating-PLAYER.png).")
+    ] = None,
+) -> None:
+    """A player's rating list by list, as a PNG, with each period's change annotated."""
+
+    def work() -> None:
+        png = output or f"rating-{re.sub(r'[^A-Za-z0-9_.-]+', '_', player)}.png"
+        history, _ = write_chart(out_dir, player, png)
+        shown = [f"{d:%Y-%m}: {r:g}" if r is not None else f"{d:%Y-%m}: unrated" for d, r in
+                 zip(history.lists, history.ratings, strict=True)]  # fmt: skip
+        print(f"{player}: " + ", ".join(shown), file=sys.stderr)
+        print(f"  written: {png}", file=sys.stderr)
+
+    _guard(work)
 
 
 if __name__ == "__main__":  # pragma: no cover

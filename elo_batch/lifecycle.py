@@ -3,8 +3,10 @@
 An unrated player's games against rated opponents wait in a pool carried on the rating list in the
 ``pending`` column, one entry per period: ``YYYY-MM:n:w2:opponents_sum`` joined by ``;`` (games,
 score in half points, sum of the opponents' ratings). Entries older than 26 months fall out of the
-pool. The first event scored zero is ignored (8.2.1). With at least 5 pooled games, the initial rating
-Ru (8.2.3) is published if it is at least 1400; otherwise the pool waits for more games.
+pool. The player's first event is ignored if it was scored zero (8.2.1); a later zero counts. Once a
+first event has been seen, an entry ``YYYY-MM:0:0:0`` keeps that fact while the pool is empty. With at
+least 5 pooled games, the initial rating Ru (8.2.3) is published if it is at least 1400; otherwise
+the pool waits for more games.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
     if not rules.initial_ratings:
         return pl.LazyFrame(schema=POOLS_SCHEMA)
     now = int(period[:4]) * 12 + int(period[5:]) - 1
-    prior = (
+    entries = (
         listed.filter(pl.col(c.PENDING).is_not_null())
         .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias("__entry"))
         .explode("__entry")
@@ -67,14 +69,14 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
             pl.col("__parts").struct.field("field_2").cast(pl.Int64).alias("__w2"),
             pl.col("__parts").struct.field("field_3").cast(pl.Int64).alias("__opp"),
         )
-        .filter(_month_index(pl.col("__period")) > now - POOL_MONTHS, pl.col("__period") < period)
-        .group_by(c.PLAYER_ID)
-        .agg(
-            pl.col("__n").sum().alias("__prior_n"),
-            pl.col("__w2").sum().alias("__prior_w2"),
-            pl.col("__opp").sum().alias("__prior_opp"),
-            pl.col("__entry").alias("__prior_entries"),
-        )
+    )
+    in_window = (pl.col("__n") > 0) & (_month_index(pl.col("__period")) > now - POOL_MONTHS)
+    prior = entries.group_by(c.PLAYER_ID).agg(
+        pl.col("__n").filter(in_window).sum().alias("__prior_n"),
+        pl.col("__w2").filter(in_window).sum().alias("__prior_w2"),
+        pl.col("__opp").filter(in_window).sum().alias("__prior_opp"),
+        pl.col("__entry").filter(in_window).alias("__prior_entries"),
+        pl.col("__entry").filter(pl.col("__n") == 0).first().alias("__marker"),
     )
     events = (
         sides.filter(pl.col(c.REASON) == c.PENDING_FIRST_RATING)
@@ -86,10 +88,14 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
             pl.col(c.DATE).min().alias("__start"),
             pl.col("row_key").min().alias("__first_row"),
         )
-        .join(prior.select(c.PLAYER_ID, "__prior_n"), on=c.PLAYER_ID, how="left")
+        .join(prior.select(c.PLAYER_ID, pl.lit(True).alias("__seen_before")), on=c.PLAYER_ID, how="left")
         .sort(c.PLAYER_ID, "__start", "__first_row", nulls_last=True)
-        .with_columns(pl.col("__w2").cum_sum().over(c.PLAYER_ID).alias("__cum_w2"))
-        .with_columns(((pl.col("__prior_n").fill_null(0) == 0) & (pl.col("__cum_w2") == 0)).alias("__ignored"))
+        .with_columns(pl.int_range(pl.len()).over(c.PLAYER_ID).alias("__event_rank"))
+        .with_columns(
+            (pl.col("__seen_before").is_null() & (pl.col("__event_rank") == 0) & (pl.col("__w2") == 0)).alias(
+                "__ignored"
+            )
+        )
     )
     kept = ~pl.col("__ignored")
     this = events.group_by(c.PLAYER_ID).agg(
@@ -108,15 +114,15 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
     if rules.floor is not None:
         published = published & (ru >= rules.floor)
     entry = pl.format("{}:{}:{}:{}", pl.lit(period), period_n, pl.col("__period_w2"), pl.col("__period_opp"))
-    entries = pl.concat_list(
+    pooled = pl.concat_list(
         pl.col("__prior_entries").fill_null(pl.lit([], pl.List(pl.String))),
         pl.when(period_n > 0).then(pl.concat_list(entry)).otherwise(pl.lit([], pl.List(pl.String))),
     )
+    # the state kept for a player whose pool is empty but whose first event has been seen (8.2.1)
+    marker = pl.coalesce("__marker", pl.format("{}:0:0:0", pl.lit(period)))
+    pending = pl.when(pooled.list.len() > 0).then(pooled.list.join(";")).otherwise(marker)
     return (
-        pools.with_columns(
-            pool_n.alias("__pool_n"),
-            published.alias("__published"),
-        )
+        pools.with_columns(pool_n.alias("__pool_n"), published.alias("__published"))
         .select(
             c.PLAYER_ID,
             "__published",
@@ -124,7 +130,7 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
             "__pool_n",
             period_n.alias("__period_n"),
             pl.col("__period_w2").fill_null(0).alias("__period_w2"),
-            pl.when(~pl.col("__published") & (pl.col("__pool_n") > 0)).then(entries.list.join(";")).alias("__pending"),
+            pl.when(~pl.col("__published")).then(pending).alias("__pending"),
             pl.col("__ignored_events").fill_null(pl.lit([], pl.List(pl.String))),
         )
         .cast(POOLS_SCHEMA)  # type: ignore[arg-type]

@@ -23,11 +23,14 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import engine
 from elo_batch.config import RunConfig, next_period
+from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
 
+#: Ratings and changes kept fractional (``--rounding none``): written with exactly 2 decimals.
+RATING_2DP = pl.Decimal(12, 2)
 #: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
 #: memory stays bounded by the players, not the games.
 ENGINE: Final = "streaming"
@@ -172,6 +175,11 @@ def rate_period(
         + games.rejected.filter(pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)).height
     )
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
+    if not counts.reconciles():
+        raise InternalError(
+            f"period {period}: rows do not reconcile ({counts}); nothing was written for this period",
+            hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
+        )
     audit_rows = in_period + table.select((~pl.col("one_sided")).sum()).item()
     return PeriodResult(period, rules, ratings, audit, audit_rows, rejected, counts, tuple(warnings))
 
@@ -474,7 +482,7 @@ def _players(
     ).with_columns((pl.col(c.K_USED) * pl.col("__dev100")).alias("__x100"))
     x100 = pl.col("__x100").fill_null(0)
     change = (
-        (x100 / 100.0).round(2, mode="half_away_from_zero")
+        (x100 / 100.0).round(2, mode="half_away_from_zero").cast(RATING_2DP)
         if rules.rounding == "none"
         else engine.round_half_away_100(x100)
     )
@@ -543,10 +551,10 @@ def _audit(
             _rating(pl.col(c.OPPONENT_RATING), rules),
             _rating(pl.col(c.RATING_DIFF), rules),
             c.CAPPED,
-            (pl.col("__pd100") / 100.0).alias(c.EXPECTED_SCORE),
-            (pl.col("__score100") / 100.0).alias(c.SCORE),
+            _points(pl.col("__pd100"), rules).alias(c.EXPECTED_SCORE),
+            _points(pl.col("__score100"), rules).alias(c.SCORE),
             pl.when("__rated").then(k_used).alias(c.K_USED),
-            (kdev100 / 100.0).alias(c.K_CHANGE),
+            _points(kdev100, rules).alias(c.K_CHANGE),
             (pl.col("__rated") | published).alias(c.COUNTED),
             pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32).alias("__reason"),
         )
@@ -569,10 +577,17 @@ def _audit(
 
 
 def _rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:
-    """Ratings as written: whole points (Int64), or 2 decimals with ``--rounding none``."""
+    """Ratings as written: whole points (Int64), or Decimal with 2 decimals with ``--rounding none``."""
     if rules.rounding == "none":
-        return expr.cast(pl.Float64).round(2, mode="half_away_from_zero")
+        return expr.cast(pl.Float64).round(2, mode="half_away_from_zero").cast(RATING_2DP)
     return expr.round(0, mode="half_away_from_zero").cast(pl.Int64)
+
+
+def _points(hundredths: pl.Expr, rules: RuleSet) -> pl.Expr:
+    """Hundredths of a point as points (Float64): exact to 2 decimals for the FIDE table (no
+    representation noise such as 0.7000000000000001), unrounded for the logistic formula."""
+    points = hundredths / 100.0
+    return points if rules.expected == "formula" else points.round(2)
 
 
 def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyFrame:
@@ -631,12 +646,12 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
     games = pl.when(was_rated).then(n).when(published).then(pl.col("__period_n")).otherwise(0)
     score = (
         pl.when(was_rated)
-        .then(pl.col("__w100").fill_null(0) / 100.0)
+        .then(_points(pl.col("__w100").fill_null(0), rules))
         .when(published)
         .then(pl.col("__period_w2") / 2.0)
         .otherwise(0.0)
     )
-    expected = pl.when(was_rated).then(pl.col("__pd100").fill_null(0) / 100.0)
+    expected = pl.when(was_rated).then(_points(pl.col("__pd100").fill_null(0), rules))
     extras = [
         name
         for name in players.collect_schema().names()

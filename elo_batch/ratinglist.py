@@ -16,6 +16,7 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
+from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
 
 #: Typed list columns the engine reads.
 LIST_SCHEMA: dict[str, pl.DataType] = {
@@ -81,6 +82,47 @@ def load_rating_list(
     return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
 
 
+def check_pending(table: pl.DataFrame, first_period: str | None, path: str) -> None:
+    """Check the pooled games of unrated players against the first period to rate.
+
+    Args:
+        table: The list in force (``pending`` column: ``YYYY-MM:n:w2:opponents_sum`` entries joined by ``;``).
+        first_period: The first month the run rates (None: not known, as in ``validate`` without a period).
+        path: The list's file, for the message.
+
+    Raises:
+        InputDataError: an entry for ``first_period`` or later (those games would be counted twice),
+            or two entries for one month of one player.
+    """
+    entries = (
+        table.filter(pl.col(c.PENDING).is_not_null())
+        .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias("entry"))
+        .explode("entry")
+        .with_columns(pl.col("entry").str.slice(0, 7).alias("month"))
+    )
+    late = entries.filter(pl.col("month") >= first_period) if first_period else entries.clear()
+    if late.height:
+        player, entry = late.row(0)[:2]
+        raise InputDataError(
+            f"player {player!r} has pooled games of {entry[:7]} ({entry!r}), not before the first period "
+            f"rated, {first_period}",
+            path=path,
+            column=c.PENDING,
+            value=entry,
+            hint="feed each period the list written by the period before it.",
+        )
+    repeated = entries.filter(pl.struct(c.PLAYER_ID, "month").is_duplicated())
+    if repeated.height:
+        player, entry = repeated.row(0)[:2]
+        raise InputDataError(
+            f"player {player!r} has two pooled-games entries for {entry[:7]}",
+            path=path,
+            column=c.PENDING,
+            value=entry,
+            hint="keep one entry per month, as elo-batch writes it.",
+        )
+
+
 def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
     """A rating list written by a period, as the next period reads it (what ``--ratings`` would load).
 
@@ -116,7 +158,9 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
     if RAGGED in frame.columns:
         ragged = frame.filter(pl.col(RAGGED).is_not_null())
         if ragged.height:
-            raise InputDataError(ragged[RAGGED][0], path=path, row=int(ragged[c.SOURCE_ROW][0]))
+            more = f" ({ragged.height - 1} more rows like it)" if ragged.height > 1 else ""
+            reason, _, hint = str(ragged[RAGGED][0]).partition(" Hint: ")
+            raise InputDataError(reason + more, path=path, row=int(ragged[c.SOURCE_ROW][0]), hint=hint or None)
         frame = frame.drop(RAGGED)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     parsed = {
@@ -131,6 +175,15 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
     }
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
+        (
+            c.RATING,
+            lambda: (
+                _text(frame, c.RATING).str.contains(THOUSANDS_SEPARATED)
+                if frame.schema[c.RATING] == pl.String
+                else _never()
+            ),
+            f"is not a rating: {THOUSANDS_REASON}; expected plain digits (2000)",
+        ),
         (
             c.RATING,
             lambda: _bad_number(frame, c.RATING, fractional),
@@ -173,7 +226,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             value = hits[column].cast(pl.String)[0]
             more = f" ({hits.height - 1} more rows like it)" if hits.height > 1 else ""
             raise InputDataError(
-                f"{value!r} {message}{more}",
+                f"{value!r} {message}{more}" if value is not None else f"empty cell: {message}{more}",
                 path=path,
                 row=int(hits[c.SOURCE_ROW][0]),
                 column=column,
@@ -232,7 +285,7 @@ def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     dtype = frame.schema[name]
     if dtype == pl.String:
         text = _text(frame, name)
-        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else r"^\d+$")
+        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER)
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
     value = pl.col(name).cast(pl.Float64)
@@ -261,5 +314,5 @@ def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
 
 
 def _bad_pending(pending: pl.Expr) -> pl.Expr:
-    entry = r"\d{4}-\d{2}:\d+:\d+:\d+"
+    entry = r"\d{4}-(0[1-9]|1[0-2]):\d+:\d+:\d+"
     return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")

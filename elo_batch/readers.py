@@ -16,12 +16,11 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 import polars as pl
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
-from elo_batch.errors import InputDataError, InputMissingError
+from elo_batch.errors import InputDataError, InputMissingError, UsageError
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -39,6 +38,7 @@ class InputFile:
         rows: Data rows read (header not counted).
         encoding: Text encoding used (CSV), or ``parquet``.
         separator: Field separator (CSV), or None.
+        blank_rows: Blank CSV lines skipped (not counted in ``rows``).
     """
 
     path: str
@@ -47,36 +47,47 @@ class InputFile:
     rows: int
     encoding: str
     separator: str | None
+    blank_rows: int = 0
 
 
-def expand_paths(paths: list[str] | tuple[str, ...]) -> list[str]:
+def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...] = ()) -> list[str]:
     """Files named by paths, globs or folders, in a stable order.
 
     Args:
         paths: Files, glob patterns (``games/*.csv``) or folders (all CSV and Parquet files inside,
-            recursively, sorted by path).
+            recursively, sorted by path; hidden files and folders, whose names start with ``.``, are
+            skipped, like a warehouse does).
+        exclude: Files or folders that a folder or a glob must not pick up (the run's own rating list
+            and output folder when they sit inside the games folder). Files named one by one are kept.
 
     Returns:
         File paths, folders and globs expanded in sorted order, duplicates removed.
 
     Raises:
-        InputMissingError: a path does not exist, or a glob or folder holds no CSV or Parquet file.
+        InputMissingError: a path does not exist, a folder cannot be listed, or a glob or folder holds
+            no CSV or Parquet file.
     """
     found: list[str] = []
+    skip = [os.path.abspath(path) for path in exclude]
+
+    def wanted(path: str) -> bool:
+        full = os.path.abspath(path)
+        return not any(full == other or full.startswith(other + os.sep) for other in skip)
+
     for given in paths:
         if os.path.isdir(given):
-            inside = sorted(
-                str(p)
-                for p in Path(given).rglob("*")
-                if p.is_file() and p.suffix.lower() in CSV_SUFFIXES + PARQUET_SUFFIXES
-            )
+            inside = [path for path in _data_files(given) if wanted(path)]
             if not inside:
-                raise InputMissingError("folder holds no .csv or .parquet file", path=given)
+                raise InputMissingError(
+                    "folder holds no .csv or .parquet file",
+                    path=given,
+                    hint="name the files, or point at the folder that holds them.",
+                )
             found.extend(inside)
         elif os.path.exists(given):
             found.append(given)
         elif glob.has_magic(given):
-            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p))
+            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p) and wanted(p))
             if not matched:
                 raise InputMissingError("no file matches this pattern", path=given)
             found.extend(matched)
@@ -85,134 +96,314 @@ def expand_paths(paths: list[str] | tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _data_files(folder: str) -> list[str]:
+    def refuse(exc: OSError) -> None:
+        raise InputMissingError(f"cannot list the folder ({exc.strerror or exc})", path=exc.filename or folder)
+
+    files: list[str] = []
+    for top, dirs, names in os.walk(folder, onerror=refuse):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        files.extend(
+            os.path.join(top, name)
+            for name in names
+            if not name.startswith(".") and name.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES)
+        )
+    return sorted(files)
+
+
+def check_encoding(name: str | None) -> None:
+    """Refuse an ``--encoding`` that Python does not know, before anything is read.
+
+    Raises:
+        UsageError: ``name`` is not a text encoding.
+
+    >>> check_encoding("latin-1")
+    """
+    if name is None:
+        return
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        raise UsageError(
+            f"{name!r} is not a text encoding",
+            column="--encoding",
+            hint="use a Python codec name such as utf-8, cp1252, latin-1 or utf-16.",
+        ) from None
+
+
 def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame, InputFile]:
     """Read one CSV or Parquet file.
+
+    What is deliberate about awkward files:
+
+    - a 0-byte file, or one with only blank lines, has no header: refused (exit 65), since a real
+      export always writes its header line and an empty file usually means an interrupted export;
+    - a header-only file is valid and has no rows (a month without games);
+    - blank CSV lines (every cell empty, as spreadsheets write at the end) are not rows: they are
+      skipped and counted in ``InputFile.blank_rows``; row numbers still count them, so ``row 12`` is
+      line 13 of the file (the header is line 1);
+    - a CSV row with more or fewer fields than the header is kept and marked in the ``__ragged__``
+      column (its values are not trusted; the checks reject it with its row number);
+    - an Excel ``sep=;`` first line names the separator.
 
     Args:
         path: A file ending in .csv/.tsv/.txt or .parquet/.pq (anything else is sniffed: Parquet
             files start with ``PAR1``).
         encoding: Force a text encoding for CSV (``utf-8``, ``cp1252``, ``latin-1``, ...); by default
-            UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 when every byte is
-            defined there, else the file is refused.
+            UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 (a superset of the
+            printable latin-1) when every byte is defined there and the file is not part UTF-8,
+            else the file is refused.
 
     Returns:
-        The table (normalised header names, plus ``source_file`` and ``source_row``) and what the
-        manifest records about the file.
+        The table (normalised header names, text cells trimmed, plus ``source_file`` and
+        ``source_row``) and what the manifest records about the file.
 
     Raises:
         InputMissingError: the file cannot be opened or read.
-        InputDataError: the file is empty (0 bytes), not decodable as text, or not a valid CSV or
+        InputDataError: the file has no header, is not decodable as text, is not a valid CSV or
             Parquet file, or two columns have the same normalised name.
+        UsageError: ``encoding`` is not an encoding Python knows.
     """
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=path) from exc
-    digest = hashlib.sha256(data).hexdigest()
-    if not data:
-        raise InputDataError(
-            "the file is empty (0 bytes)",
+        raise InputMissingError(
+            f"cannot read the file ({exc.strerror or exc})",
             path=path,
-            hint="a file with no games still needs its header line; was the export interrupted?",
-        )
+            hint="check that the file exists and that this user may read it.",
+        ) from exc
+    digest = hashlib.sha256(data).hexdigest()
+    if not data.strip():
+        raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
+    blank = 0
     if data[:4] == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES):
         frame = _read_parquet(data, path)
+        frame = frame.with_columns(
+            pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
+        )
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
-        separator = _sniff_separator(text)
-        frame = _read_csv(text, separator, path)
+        if not text.strip():
+            raise _no_header(path, "the file holds only blank lines")
+        text, separator = _separator(text)
+        frame, blank = _read_csv(text, separator, path)
     frame = _normalise_names(frame, path)
-    frame = frame.with_columns(
-        pl.lit(path, pl.String).alias(SOURCE_FILE),
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
+    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
+    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
+
+
+def _no_header(path: str, what: str) -> InputDataError:
+    return InputDataError(
+        what,
+        path=path,
+        hint="a CSV file needs at least its header line (a month with no games, or a list with no players, "
+        "is the header alone); was the export interrupted?",
     )
-    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator)
 
 
 def _read_parquet(data: bytes, path: str) -> pl.DataFrame:
     try:
         return pl.read_parquet(io.BytesIO(data))
     except Exception as exc:  # polars raises several kinds for a corrupt file
-        raise InputDataError(f"not a readable Parquet file ({exc})", path=path) from exc
+        raise InputDataError(
+            f"not a readable Parquet file ({exc})",
+            path=path,
+            hint="the file may be truncated (an interrupted copy?); write it again.",
+        ) from exc
+
+
+#: Two or more bytes that form a UTF-8 character: their presence means the file is (partly) UTF-8.
+_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
+#: First bytes of files that are not text at all.
+_BINARY = {b"PK\x03\x04": "a zip archive or an Excel workbook", b"\x1f\x8b": "gzip-compressed"}
 
 
 def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
     if encoding:
         try:
             return data.decode(encoding), encoding
-        except (UnicodeDecodeError, LookupError) as exc:
-            raise InputDataError(f"cannot decode the file as {encoding} ({exc})", path=path) from exc
+        except LookupError as exc:
+            raise UsageError(f"{encoding!r} is not a text encoding", column="--encoding") from exc
+        except UnicodeDecodeError as exc:
+            raise InputDataError(
+                f"byte 0x{data[exc.start]:02X} on line {_line_of(data, exc.start)} is not {encoding}",
+                path=path,
+                hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
+            ) from exc
+    for magic, kind in _BINARY.items():
+        if data.startswith(magic):
+            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export the sheet as CSV.")
     if data.startswith(codecs.BOM_UTF8):
-        candidates = ["utf-8-sig"]
+        name = "utf-8-sig"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        candidates = ["utf-16"]
+        name = "utf-16"
     else:
-        candidates = ["utf-8", "cp1252"]
-    for name in candidates:
-        try:
-            text = data.decode(name)
-        except UnicodeDecodeError:
-            continue
-        if "\x00" in text:
-            break
-        return text, name
-    raise InputDataError(
-        "the file is not UTF-8 or Windows-1252 text",
-        path=path,
-        hint="save it as UTF-8, or name its encoding with --encoding (for example latin-1).",
-    )
+        name = "utf-8"
+    try:
+        text = data.decode(name)
+    except UnicodeDecodeError as exc:
+        text, name = _decode_legacy(data, path, exc, name)
+    if "\x00" in text:
+        raise InputDataError(
+            f"the file holds NUL characters (line {text.count(chr(10), 0, text.index(chr(0))) + 1}): "
+            "it is binary, or UTF-16 text without a byte-order mark",
+            path=path,
+            hint="save it as UTF-8 CSV, or name its encoding with --encoding (for example utf-16-le).",
+        )
+    return text, name
 
 
-def _sniff_separator(text: str) -> str:
-    header = text.lstrip("\ufeff").splitlines()[0] if text.strip() else ""
-    counts = {sep: _count_outside_quotes(header, sep) for sep in SEPARATORS}
+def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError, tried: str) -> tuple[str, str]:
+    """A file that is not UTF-8: Windows-1252 when that reads every byte and nothing in it is UTF-8."""
+    where = f"byte 0x{data[exc.start]:02X} on line {_line_of(data, exc.start)}"
+    if tried == "utf-8" and _UTF8_SEQUENCE.search(data):
+        raise InputDataError(
+            f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
+            path=path,
+            hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
+            "--encoding (for example cp1252).",
+        ) from exc
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        raise InputDataError(
+            f"the file is not UTF-8 or Windows-1252 text ({where})",
+            path=path,
+            hint="save it as UTF-8, or name its encoding with --encoding (for example latin-1).",
+        ) from exc
+
+
+def _line_of(data: bytes, offset: int) -> int:
+    return data.count(b"\n", 0, offset) + 1
+
+
+def _separator(text: str) -> tuple[str, str]:
+    """(text without an Excel ``sep=`` line, separator): that line's, else the header's most frequent."""
+    first, _, rest = text.partition("\n")
+    named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
+    if named:
+        return rest, named.group(1)
+    counts = {sep: _count_outside_quotes(first, sep) for sep in SEPARATORS}
     best = max(SEPARATORS, key=lambda sep: counts[sep])
-    return best if counts[best] else ","
+    return text, best if counts[best] else ","
 
 
 def _count_outside_quotes(line: str, sep: str) -> int:
     return len(re.sub(r'"[^"]*"', "", line).split(sep)) - 1
 
 
-def _read_csv(text: str, separator: str, path: str) -> pl.DataFrame:
+def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
+    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped)."""
+    if "\r" in text and "\n" not in text:  # classic Mac line ends
+        text = text.replace("\r", "\n")
+    header = _header(text, separator, path)
+    data = text.encode("utf-8")
     try:
         frame = pl.read_csv(
-            text.encode("utf-8"),
+            data,
             separator=separator,
+            new_columns=header,
             infer_schema=False,
             raise_if_empty=False,
-            missing_columns="insert",
+            truncate_ragged_lines=True,
         )
-    except pl.exceptions.PolarsError:
-        frame = _read_csv_ragged(text, separator)
-    return frame.with_columns(pl.all().str.strip_chars())
-
-
-def _read_csv_ragged(text: str, separator: str) -> pl.DataFrame:
-    """Python's csv module for files polars refuses (rows with more fields than the header)."""
-    rows = list(csv.reader(io.StringIO(text), delimiter=separator))
-    header, body = rows[0], rows[1:]
+        fields = _field_counts(text, data, separator, frame.height)
+    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
+        fields = None
+    if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
+        frame, fields = _read_csv_python(text, separator, header, path)
+    trimmed = [pl.col(name).str.strip_chars() for name in header]
+    frame = frame.with_columns(
+        *[pl.when(cell.str.len_bytes() > 0).then(cell).alias(name) for cell, name in zip(trimmed, header, strict=True)],
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
+        fields.alias(RAGGED),
+    )
+    is_blank = pl.all_horizontal(pl.col(header).is_null())
+    blank = frame.filter(is_blank).height
+    if blank:
+        frame = frame.filter(~is_blank)
     width = len(header)
-    columns: dict[str, list[str | None]] = {name: [] for name in header}
-    extra: list[str | None] = []
-    for row in body:
-        for index, name in enumerate(header):
-            columns[name].append(row[index] if index < len(row) and row[index] != "" else None)
-        extra.append(None if len(row) == width else f"{len(row)} fields where the header has {width}")
-    frame = pl.DataFrame(columns, schema={name: pl.String for name in header})
-    return frame.with_columns(pl.Series(RAGGED, extra, pl.String))
+    if frame.filter(pl.col(RAGGED) != width).height:
+        reason = pl.format(
+            f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
+            f"{separator!r} must be in double quotes.",
+            pl.col(RAGGED),
+            pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+        )
+        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
+    return frame.drop(RAGGED), blank
 
 
-#: Column set by the CSV reader on rows whose field count differs from the header's.
+def _header(text: str, separator: str, path: str) -> list[str]:
+    """Header names; unnamed columns (a trailing separator) are called ``column_<n>``."""
+    first = text[: text.find("\n") + 1] if "\n" in text else text
+    if first.count('"') % 2:  # a quoted name with a line break in it
+        first = text
+    try:
+        names = next(csv.reader(io.StringIO(first, newline=""), delimiter=separator))
+    except (csv.Error, StopIteration) as exc:
+        raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
+    names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
+    _check_unique(names, [_normalise(name) for name in names], path)
+    return names
+
+
+#: A character no text file holds, used as the separator to read whole lines.
+_UNIT_SEPARATOR = "\x1f"
+
+
+def _field_counts(text: str, data: bytes, separator: str, rows: int) -> pl.Series | None:
+    """Fields per data row (0 for a blank line), or None when the counts do not line up with ``rows``."""
+    if '"' not in text and _UNIT_SEPARATOR not in text:  # no quoting: a line is a row, fields = separators + 1
+        lines = pl.read_csv(
+            data,
+            has_header=False,
+            separator=_UNIT_SEPARATOR,
+            quote_char=None,
+            new_columns=["line"],
+            infer_schema=False,
+            raise_if_empty=False,
+        )["line"].slice(1)
+        counts = pl.select(
+            pl.when(lines.is_not_null()).then(lines.str.count_matches(separator, literal=True) + 1).otherwise(0)
+        ).to_series()
+    else:
+        try:
+            counts = pl.Series([len(row) for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)])
+        except csv.Error:
+            return None
+        counts = counts.slice(1)
+    return counts.cast(pl.Int64) if counts.len() == rows else None
+
+
+def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, pl.Series]:
+    """Python's csv module for files whose rows polars splits differently or refuses."""
+    try:
+        body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
+    except csv.Error as exc:
+        raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
+    columns = {
+        name: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i, name in enumerate(header)
+    }
+    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), pl.Series([len(row) for row in body])
+
+
+#: Column set by the CSV reader on rows whose field count differs from the header's: the reason.
 RAGGED = "__ragged__"
 
 
 def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
-    names = [_normalise(name) if name != RAGGED else name for name in frame.columns]
+    keep = (RAGGED, SOURCE_ROW)
+    names = [name if name in keep else _normalise(name) for name in frame.columns]
+    _check_unique(frame.columns, names, path)
+    return frame.rename(dict(zip(frame.columns, names, strict=True)))
+
+
+def _check_unique(originals: list[str], names: list[str], path: str) -> None:
     seen: dict[str, str] = {}
-    for original, name in zip(frame.columns, names, strict=True):
+    for original, name in zip(originals, names, strict=True):
         if name in seen:
             raise InputDataError(
                 f"columns {seen[name]!r} and {original!r} both mean {name!r}",
@@ -220,7 +411,6 @@ def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
                 hint="remove or rename one of them.",
             )
         seen[name] = original
-    return frame.rename(dict(zip(frame.columns, names, strict=True)))
 
 
 def _normalise(name: str) -> str:

@@ -55,12 +55,28 @@ RESULTS: dict[str, int] = {
 }  # fmt: skip
 FORFEITS: dict[str, int] = {"+--": 100, "--+": 0, "+-": 100, "-+": 0, "--": 0}
 #: One-sided score tokens -> the player's score in hundredths.
-SCORES: dict[str, int] = {"1": 100, "1.0": 100, "0": 0, "0.0": 0, "0.5": 50, "0,5": 50, "½": 50, "1/2": 50, "=": 50}
+SCORES: dict[str, int] = {
+    "1": 100, "1.0": 100, "1.00": 100, "1,0": 100, "1,00": 100,
+    "0": 0, "0.0": 0, "0.00": 0, "0,0": 0, "0,00": 0,
+    "0.5": 50, "0.50": 50, "0,5": 50, "0,50": 50, ".5": 50, "½": 50, "1/2": 50, "=": 50,
+}  # fmt: skip
 ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
 MAX_RATING = 3500
+#: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
+THOUSANDS_SEPARATED = r"^\d{1,3}([.,]\d{3})+$"
+#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
+#: "2.000" is caught first by THOUSANDS_SEPARATED.
+WHOLE_NUMBER = r"^\d+(\.0+)?$"
+THOUSANDS_REASON = "it looks like a number with a thousands separator"
+#: Column types a game column may have (anything else cannot be read as text, a number or a date).
+_NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
+_GAME_COLUMNS = (
+    c.WHITE_ID, c.BLACK_ID, c.RESULT, c.DATE, c.PERIOD, c.GAME_ID, c.EVENT_ID, c.ROUND, c.WHITE_RATING,
+    c.BLACK_RATING, c.PLAYER_ID, c.OPPONENT_ID, c.PLAYER_RATING, c.OPPONENT_RATING, c.SCORE,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -100,7 +116,11 @@ class _Check:
 
 
 def load_games(
-    paths: list[str] | tuple[str, ...], *, fractional_ratings: bool = False, encoding: str | None = None
+    paths: list[str] | tuple[str, ...],
+    *,
+    fractional_ratings: bool = False,
+    encoding: str | None = None,
+    exclude: tuple[str, ...] = (),
 ) -> GamesInput:
     """Read and check game files of either shape of the contract.
 
@@ -108,6 +128,7 @@ def load_games(
         paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`).
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
+        exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
 
     Returns:
         Canonical rows, rejected rows and the files read.
@@ -120,7 +141,7 @@ def load_games(
     rejected: list[pl.DataFrame] = []
     files: list[InputFile] = []
     offset = 0
-    for path in expand_paths(paths):
+    for path in expand_paths(paths, exclude=exclude):
         frame, info = read_table(path, encoding=encoding)
         files.append(info)
         good, bad = _check_file(frame, path, fractional_ratings)
@@ -154,6 +175,7 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
             hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
         )
     schema = frame.schema
+    _check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
@@ -163,7 +185,7 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
     token = pl.col("__token")  # the result without whitespace, computed once per row below
     date_value, date_bad = col.date(c.DATE)
     candidates: list[_Check | None] = [
-        _Check(RAGGED, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
+        _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
         _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
         _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
@@ -191,15 +213,15 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
                 "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
             ),
         ),
-        _Check(c.DATE, col.text(c.PERIOD).is_null() & date_value.is_null(), pl.lit("no date and no period")),
+        _Check(
+            c.DATE if c.DATE in names else c.PERIOD,
+            col.text(c.PERIOD).is_null() & date_value.is_null(),
+            pl.lit("no date and no period"),
+        ),
         *col.rating_checks(white_rating, fractional),
         *col.rating_checks(black_rating, fractional),
     ]
-    checks = [
-        check
-        for check in candidates
-        if check is not None and (check.column is None or check.column in names or check.column == RAGGED)
-    ]
+    checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
         pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
         _month(date_value),
@@ -220,10 +242,9 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
         _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
-        _of_failed(
-            checks,
-            lambda ch: col.text(ch.column) if ch.column in names and ch.column != RAGGED else pl.lit(None, pl.String),
-        ).alias(c.VALUE),
+        _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
+            c.VALUE
+        ),
         _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
         pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
     )
@@ -354,15 +375,14 @@ class _ColumnReader:
             checks.append(
                 _Check(
                     name,
-                    text.str.contains(r"^\d{1,3}([.,]\d{3})+$"),
+                    text.str.contains(THOUSANDS_SEPARATED),
                     pl.format(
-                        "{} is not a rating: it looks like a number with a thousands separator."
-                        " Hint: write ratings as plain digits (2000).",
+                        "{} is not a rating: " + THOUSANDS_REASON + ". Hint: write ratings as plain digits (2000).",
                         _quoted(text),
                     ),
                 )
             )
-            pattern = r"^\d+(\.\d+)?$" if fractional else r"^\d+$"
+            pattern = r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER
             checks.append(
                 _Check(
                     name,
@@ -457,9 +477,32 @@ def _listing(frame: pl.DataFrame) -> str:
     return "columns " + ", ".join(names) if names else "no columns"
 
 
+def _check_types(schema: pl.Schema, path: str) -> None:
+    """Refuse a column of a nested or binary type (a Parquet file of another shape), naming it."""
+    for name, dtype in schema.items():
+        if name in _GAME_COLUMNS and isinstance(dtype, _NESTED):
+            raise InputDataError(
+                f"column {name} has type {dtype}; expected text, a number or a date",
+                path=path,
+                column=name,
+                hint="write one plain value per cell (for example the id as text).",
+            )
+
+
 def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
     names = set(frame.columns)
-    missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
+    if {c.PLAYER_ID, c.OPPONENT_RATING, c.SCORE} & names and not {c.WHITE_ID, c.BLACK_ID} & names:
+        missing = [
+            wanted
+            for wanted, present in (
+                (c.PLAYER_ID, {c.PLAYER_ID}),
+                (c.OPPONENT_RATING, {c.OPPONENT_RATING, c.OPPONENT_ID}),
+                (c.RESULT, {c.RESULT, c.SCORE}),
+            )
+            if not present & names
+        ]
+    else:
+        missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
     hints = [closest_hint(name, frame.columns) for name in missing]
     hint_text = " ".join(h for h in hints if h)
     return InputDataError(

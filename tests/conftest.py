@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -47,3 +48,18 @@ def read_table(out: Path, table: str, period: str) -> pl.DataFrame:
 def write_csv(path: Path, text: str) -> Path:
     path.write_text(text.strip() + "\n", encoding="utf-8")
     return path
+
+
+RECONCILIATION = re.compile(
+    r"(\d+) rows read = (\d+) counted \+ (\d+) not counted \((?:see audit|audited)\) \+ (\d+) other periods"
+    r" \+ (\d+) rejected"
+)
+
+
+def reconciliation(output: str) -> dict[str, int]:
+    """The counts of the first summary line in ``output``, after checking that they add up."""
+    match = RECONCILIATION.search(output)
+    assert match, f"no reconciliation line in:\n{output}"
+    read, counted, not_counted, other, rejected = map(int, match.groups())
+    assert read == counted + not_counted + other + rejected, match.group(0)
+    return {"read": read, "counted": counted, "not_counted": not_counted, "other": other, "rejected": rejected}

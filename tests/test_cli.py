@@ -174,3 +174,67 @@ def test_old_periods_can_be_rated_with_todays_rules(cli, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     got = dict(read_table(out, "ratings", "2022-01").select("player_id", "change").iter_rows())
     assert got == {"A": 1, "B": -2}  # cap for everyone: 2700 uses 400 -> +0.8 (K 10)
+
+
+def test_fide_p01_audit_prints_fides_hundredths_exactly(cli, tmp_path) -> None:
+    """TV-09/TV-10 (FIDE F-P01, F-P02): 2813 (K 10) W 1787, W 2025, W 2310, W 2400, D 2505 -> per game
+    0.00, 0.00, +0.40, +0.70, -3.60 (sum -2.50 -> -3); the 2400 sees the 2813 capped: -0.80."""
+    games = write_csv(
+        tmp_path / "g.csv",
+        "game_id,date,white_id,black_id,result\n1,2025-11-10,P,a,1-0\n2,2025-11-11,P,b,1-0\n"
+        "3,2025-11-12,P,c,1-0\n4,2025-11-13,P,d,1-0\n5,2025-11-14,P,e,1/2-1/2",
+    )
+    lst = write_csv(
+        tmp_path / "l.csv", "player_id,rating,k\nP,2813,10\na,1787,20\nb,2025,20\nc,2310,20\nd,2400,10\ne,2505,10"
+    )
+    out = tmp_path / "out"
+    assert cli("run", games, "--ratings", lst, "--period", "2025-11", "--out", out, "--format", "csv").exit_code == 0
+    audit = read_table(out, "audit", "2025-11")
+    assert audit.filter(pl.col("player_id") == "P")["k_change"].to_list() == ["0.0", "0.0", "0.4", "0.7", "-3.6"]
+    assert audit.filter(pl.col("player_id") == "d")["k_change"].to_list() == ["-0.8"]
+    assert read_table(out, "ratings", "2025-11").filter(pl.col("player_id") == "P")["rating"].item() == "2810"
+
+
+def test_rounding_none_writes_ratings_with_two_decimals(cli, tmp_path) -> None:
+    """seed-fractional-formula: 1500 beats 1700 (+15.19) and 1500 beats 1500 (+10.00), K 20."""
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result,white_rating,black_rating\n"
+                      "2026-10-01,a,b,1-0,1500,1700\n2026-10-01,c,d,1-0,1500,1500")  # fmt: skip
+    out = tmp_path / "out"
+    args = ("--rules", "elo", "--rounding", "none", "--format", "csv", "--out", out)
+    assert cli("run", games, "--period", "2026-10", *args).exit_code == 0
+    got = dict(read_table(out, "ratings", "2026-10").select("player_id", "rating").iter_rows())
+    assert got == {"a": "1515.19", "b": "1684.81", "c": "1510.00", "d": "1490.00"}
+
+
+def test_a_row_without_date_or_period_is_rejected_when_the_file_has_only_period(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", "white_id,black_id,result,period\nA,B,1-0,2025-11\nA,B,1-0,")
+    lst = write_csv(tmp_path / "l.csv", "player_id,rating\nA,2000\nB,2000")
+    result = cli("run", games, "--ratings", lst, "--period", "2025-11", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "2 rows read = 1 counted + 0 not counted (see audit) + 0 other periods + 1 rejected" in result.output
+    assert read_table(tmp_path / "out", "rejected", "2025-11")["reason"].to_list() == ["no date and no period"]
+
+
+def test_a_games_folder_does_not_pick_up_the_runs_own_list_and_outputs(cli, tmp_path) -> None:
+    folder = tmp_path / "month"
+    folder.mkdir()
+    write_csv(folder / "games.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    lst = write_csv(folder / "ratings.csv", "player_id,rating,k\nA,2000,20\nB,1900,20")
+    for _ in range(2):  # the second run finds the first run's outputs inside the folder
+        result = cli("run", folder, "--ratings", lst, "--period", "2025-11", "--out", folder / "out")
+        assert result.exit_code == 0, result.output
+        assert "1 rows read = 1 counted" in result.output
+
+
+def test_nested_and_binary_list_columns_pass_through_to_csv_as_json_and_hex(cli, tmp_path) -> None:
+    lst = tmp_path / "list.parquet"
+    pl.DataFrame(
+        {"player_id": ["A", "B"], "rating": [2000, 1900], "titles": [["FM", "IM"], []], "blob": [b"\x00\x01", b"zz"]}
+    ).write_parquet(lst)
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    out = tmp_path / "out"
+    result = cli("run", games, "--ratings", lst, "--period", "2025-11", "--out", out, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    a = read_table(out, "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
+    assert (a["titles"], a["blob"]) == ('["FM","IM"]', "0001")
+    assert [p.name for p in out.iterdir() if p.name.startswith(".") and p.is_dir()] == []  # no staging left

@@ -101,8 +101,29 @@ def test_first_event_zero_in_an_earlier_month_then_a_scoring_event(cli, tmp_path
 
     _ok(cli("run", games, "--ratings", lst, "--period", "2025-10..2025-11", "--out", out))
 
-    assert _row(out, "2025-10", "N")["pending"] is None  # nothing pooled: the zero event is ignored
+    # nothing pooled (the zero event is ignored), but the list remembers that the first event was seen
+    assert _row(out, "2025-10", "N")["pending"] == "2025-10:0:0:0"
     assert _row(out, "2025-11", "N")["rating"] == 1850
+
+
+ZERO_THEN_ZERO = [f"{i},2025-10-0{i + 4},E1,N,z{i},0-1" for i in range(1, 5)] + [
+    f"{i + 5},{{date}},E2,N,o{i},0-1" for i in range(1, 6)
+]
+
+
+@pytest.mark.parametrize(("second_event", "periods"), [("2025-10-25", "2025-10"), ("2025-11-05", "2025-10..2025-11")])
+def test_only_the_first_event_is_ignored_when_scored_zero(cli, tmp_path, second_event, periods) -> None:
+    """B.02 8.2.1 ignores the first event scored zero; a second 0/5 vs five 1800s counts:
+    Ra (9000 + 3600) / 7 = 1800, p 1/7 -> .14 -> -309 -> 1491 (published: at least 1400)."""
+    rows = [row.format(date=second_event) for row in ZERO_THEN_ZERO]
+    games = write_csv(tmp_path / "g.csv", "game_id,date,event_id,white_id,black_id,result\n" + "\n".join(rows))
+    lst = write_csv(tmp_path / "l.csv", "player_id,rating\n" + "\n".join(
+        [f"z{i},2000" for i in range(1, 5)] + [f"o{i},1800" for i in range(1, 6)]))  # fmt: skip
+    out = tmp_path / "o"
+    _ok(cli("run", games, "--ratings", lst, "--period", periods, "--out", out))
+    last = periods[-7:]
+    n = _row(out, last, "N")
+    assert (n["rating"], n["status"], n["games"]) == (1491, "new", 5)
 
 
 def test_a_zero_in_a_later_event_counts(cli, tmp_path) -> None:

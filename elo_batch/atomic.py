@@ -1,0 +1,230 @@
+"""Replacing folders inside an output folder all at once or not at all; knows no tables and no formats.
+
+A :class:`FolderSwap` stages new folders in a hidden folder inside the output folder (same file
+system, so a rename moves them), then swaps each into place:
+
+- with Linux ``renameat2(RENAME_EXCHANGE)`` the old and the new folder trade places in one step, so
+  a reader always finds one complete folder; elsewhere the old folder moves aside, then the new one
+  moves in (a moment without the folder, never a half-written one);
+- before the first swap a journal records each staged folder's inode; the journal's removal is the
+  commit. A run that fails before the commit puts every old folder back; a run killed before the
+  commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
+  folder reads the journal, puts the old folders back and deletes the leftover;
+- one swap at a time per output folder (an ``flock`` on ``.elo-batch.lock``, where the platform has
+  it), so a leftover staging folder seen while holding the lock belongs to a dead run.
+
+Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
+``OUT/<table>/period=*/...`` glob.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import json
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no advisory locks, swaps are not serialised
+    fcntl = None  # type: ignore[assignment]
+
+STAGING_PREFIX = ".elo-batch-staging-"
+LOCK_NAME = ".elo-batch.lock"
+_JOURNAL = "journal.json"
+
+
+class FolderSwap:
+    """Stage folders, then replace ``root/<target>`` by each of them; a context manager.
+
+    ``with FolderSwap(root, "2025-10") as swap:`` takes the lock, recovers leftovers of killed runs
+    and creates the staging folder; ``swap.folder("ratings/period=2025-10")`` gives an empty folder to
+    fill; ``swap.commit()`` swaps them all in. Leaving the block without a commit (an exception) puts
+    back whatever was already swapped and deletes the staging folder.
+
+    Raises:
+        OSError: the root, the staging folder or a swap cannot be written (after putting back the old
+            folders).
+    """
+
+    def __init__(self, root: Path, label: str) -> None:
+        self.root = root
+        self.staging = root / f"{STAGING_PREFIX}{label}-{uuid.uuid4().hex[:12]}"
+        self.targets: dict[str, Path] = {}
+        self._lock: int | None = None
+        self._committed = False
+
+    def __enter__(self) -> FolderSwap:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = _lock(self.root)
+        try:
+            recover(self.root)
+            (self.staging / "new").mkdir(parents=True)
+        except BaseException:
+            self._release()
+            raise
+        return self
+
+    def folder(self, target: str) -> Path:
+        """An empty staged folder that will replace ``root/target`` (a relative path) on commit."""
+        staged = self.staging / "new" / str(len(self.targets))
+        staged.mkdir()
+        self.targets[target] = staged
+        return staged
+
+    def commit(self) -> None:
+        """Swap every staged folder into place; on failure put the old ones back and re-raise."""
+        journal = {target: os.stat(staged).st_ino for target, staged in self.targets.items()}
+        for staged in self.targets.values():
+            _fsync_tree(staged)
+        _write_synced(self.staging / "journal.tmp", json.dumps({"targets": journal}))
+        os.rename(self.staging / "journal.tmp", self.staging / _JOURNAL)  # a journal is whole or absent
+        _fsync_dir(self.staging)
+        try:
+            for index, (target, staged) in enumerate(self.targets.items()):
+                _swap_in(staged, self.root / target, self.staging / "old" / str(index))
+        except BaseException:
+            _roll_back(self.root, self.staging)
+            raise
+        os.remove(self.staging / _JOURNAL)  # the commit
+        for target in self.targets:
+            _fsync_dir((self.root / target).parent)
+        self._committed = True
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        try:
+            if not self._committed and (self.staging / _JOURNAL).exists():
+                _roll_back(self.root, self.staging)
+            shutil.rmtree(self.staging, ignore_errors=True)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)  # closing the descriptor releases the flock
+            self._lock = None
+
+
+def recover(root: Path) -> None:
+    """Undo and delete what killed runs left in ``root``: staging folders (and their journals).
+
+    Call it only while holding the lock (as :class:`FolderSwap` does).
+    """
+    for leftover in sorted(root.glob(STAGING_PREFIX + "*")):
+        if leftover.is_dir():
+            if (leftover / _JOURNAL).exists():
+                _roll_back(root, leftover)
+            shutil.rmtree(leftover)
+        else:
+            leftover.unlink()
+
+
+def _roll_back(root: Path, staging: Path) -> None:
+    """Put the old folders of an uncommitted swap back, whatever point it reached."""
+    journal = json.loads((staging / _JOURNAL).read_text())["targets"]
+    for index, (target, inode) in enumerate(journal.items()):
+        current, old, staged = root / target, staging / "old" / str(index), staging / "new" / str(index)
+        if not _is(current, inode):  # not swapped yet, or moved aside without the new one moved in
+            if not current.exists() and old.exists():
+                os.rename(old, current)
+            continue
+        previous = old if old.exists() else staged if staged.exists() else None  # after an exchange: the old
+        if previous is None or not _exchange(previous, current):
+            os.rename(current, staging / f"discard-{index}")
+            if previous is not None:
+                os.rename(previous, current)
+    os.remove(staging / _JOURNAL)
+
+
+def _swap_in(staged: Path, target: Path, old: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    old.parent.mkdir(exist_ok=True)
+    if target.exists():
+        if _exchange(staged, target):
+            os.rename(staged, old)
+            return
+        os.rename(target, old)
+    os.rename(staged, target)
+
+
+def _is(path: Path, inode: int) -> bool:
+    try:
+        return os.stat(path).st_ino == inode
+    except FileNotFoundError:
+        return False
+
+
+def _lock(root: Path) -> int | None:
+    descriptor = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    if fcntl is not None:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(descriptor)
+            raise
+    return descriptor
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):  # a C library without renameat2 (glibc < 2.28, some musl)
+        return None
+    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    function.restype = ctypes.c_int
+    return function  # type: ignore[no-any-return]
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two existing paths in one step; False where the system or file system cannot."""
+    if _RENAMEAT2 is None:
+        return False
+    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _write_synced(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _fsync_tree(folder: Path) -> None:
+    for path in folder.iterdir():
+        if path.is_file():
+            with open(path, "rb") as handle:
+                os.fsync(handle.fileno())
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms that cannot open a folder (Windows)
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # pragma: no cover - file systems that refuse fsync on a folder
+        pass
+    finally:
+        os.close(descriptor)

@@ -1,0 +1,102 @@
+"""Loading each rated period into a DuckDB database file (``run --duckdb``); no rating rules.
+
+Tables ``ratings``, ``audit`` and ``rejected`` hold the same rows as the partitions, with their
+``period`` column. Loading a period deletes that period's rows and inserts the new ones in one
+transaction, so re-running a period leaves exactly one copy of its rows and a reader never sees the
+period half loaded. Columns that a later period brings (a list's pass-through columns) are added to
+the table; rows of other periods get nulls there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from elo_batch.errors import OutputError, UsageError
+
+TABLES = ("ratings", "audit", "rejected")
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:
+        raise UsageError(
+            "--duckdb needs the duckdb package",
+            column="--duckdb",
+            hint="install elo-batch with DuckDB support: pip install 'elo-batch[duckdb]'.",
+        ) from exc
+    return duckdb
+
+
+def check_available() -> None:
+    """Fail early, before any work, when ``--duckdb`` is asked for and duckdb is not installed.
+
+    Raises:
+        UsageError: duckdb is not installed.
+    """
+    _duckdb()
+
+
+def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> None:
+    """Replace one period's rows in the database's tables (created on first use) in one transaction.
+
+    Args:
+        database: Path of the DuckDB file (created if missing).
+        period: Month of play, ``YYYY-MM``; the value of every row's ``period`` column.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames of the period.
+
+    Raises:
+        UsageError: duckdb is not installed.
+        OutputError: the database cannot be opened (missing folder, locked by another process) or a
+            statement fails; the transaction is rolled back and the database keeps its previous rows.
+    """
+    duckdb = _duckdb()
+    try:
+        connection = duckdb.connect(database)
+    except duckdb.Error as exc:
+        raise OutputError(
+            f"cannot open the DuckDB database ({_first_line(exc)})",
+            path=database,
+            hint="check that the folder exists and that no other process holds the database open.",
+        ) from exc
+    try:
+        connection.begin()
+        for name, frame in tables.items():
+            _replace(connection, name, period, frame)
+        connection.commit()
+    except duckdb.Error as exc:
+        connection.rollback()
+        raise OutputError(
+            f"cannot load period {period} into the DuckDB database ({_first_line(exc)})",
+            path=database,
+            hint="the database keeps its previous rows; re-run the period once the cause is fixed.",
+        ) from exc
+    finally:
+        connection.close()
+
+
+def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
+    incoming = frame.with_columns(pl.col(pl.Null).cast(pl.String))  # all-null columns: no type to give
+    connection.register("incoming", incoming.to_arrow())
+    try:
+        connection.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM incoming LIMIT 0')
+        existing = {
+            row[0]
+            for row in connection.execute(
+                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [name]
+            ).fetchall()
+        }
+        types = dict(connection.execute("SELECT column_name, column_type FROM (DESCRIBE incoming)").fetchall())
+        for column in incoming.columns:
+            if column not in existing:
+                connection.execute(f'ALTER TABLE "{name}" ADD COLUMN "{column}" {types[column]}')
+        connection.execute(f'DELETE FROM "{name}" WHERE period = ?', [period])
+        connection.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
+    finally:
+        connection.unregister("incoming")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,217 @@
+"""A failed, killed or terminated run leaves the previous outputs of its period as they were."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from elo_batch import atomic, writers
+from tests.conftest import write_csv
+
+GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    """Every file a reader of OUT/<table>/period=*/ sees (hidden files and folders skipped)."""
+    return {
+        str(path.relative_to(out)): path.read_bytes()
+        for path in sorted(out.rglob("*"))
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(out).parts)
+    }
+
+
+@pytest.fixture
+def previous(cli, tmp_path: Path) -> tuple[Path, dict[str, bytes]]:
+    """OUT holding a first run of 2025-11 (A beat B), and the bytes of its files."""
+    games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
+    out = tmp_path / "out"
+    assert cli("run", games, "--period", "2025-11", "--out", out, "--k", "20").exit_code == 0
+    write_csv(tmp_path / "g.csv", GAMES.format(result="0-1"))  # the next run would change every output
+    return out, _outputs(out)
+
+
+def _leftovers(out: Path) -> list[str]:
+    return sorted(p.name for p in out.iterdir() if p.name.startswith(atomic.STAGING_PREFIX))
+
+
+def _fail_on_call(monkeypatch, module, name: str, call: int, error: BaseException) -> list[tuple]:
+    """Make ``module.name`` raise ``error`` on its ``call``-th call (the earlier ones work); its calls."""
+    real, calls = getattr(module, name), []
+
+    def failing(*args):
+        calls.append(args)
+        if len(calls) == call:
+            raise error
+        real(*args)
+
+    monkeypatch.setattr(module, name, failing)
+    return calls
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "text"),
+    [
+        (OSError(errno.ENOSPC, "No space left on device"), 73, "cannot write the outputs (No space left on device"),
+        (RuntimeError("writer crashed"), 70, "internal error: RuntimeError: writer crashed"),
+    ],
+)
+def test_a_run_failing_while_writing_keeps_the_previous_outputs(
+    cli, tmp_path, previous, monkeypatch, error, code, text
+) -> None:
+    out, before = previous
+    _fail_on_call(monkeypatch, writers, "write_table", 2, error)  # the audit table, after the ratings
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert result.exit_code == code
+    assert text in result.output
+    assert _outputs(out) == before
+    assert _leftovers(out) == []
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
+def test_a_run_failing_while_swapping_puts_back_what_it_already_swapped(
+    cli, tmp_path, previous, monkeypatch, exchange
+) -> None:
+    out, before = previous
+    calls = _fail_on_call(monkeypatch, atomic, "_swap_in", 3, OSError(errno.EIO, "Input/output error"))
+    if not exchange:
+        monkeypatch.setattr(atomic, "_exchange", lambda a, b: False)
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert result.exit_code == 73
+    assert "cannot write the outputs (Input/output error" in result.output
+    assert len(calls) == 3
+    assert _outputs(out) == before
+    assert _leftovers(out) == []
+
+
+def test_a_first_run_failing_while_swapping_leaves_no_partition(cli, tmp_path, monkeypatch) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
+    _fail_on_call(monkeypatch, atomic, "_swap_in", 2, OSError(errno.EIO, "Input/output error"))
+
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out", "--k", "20")
+
+    assert result.exit_code == 73
+    assert _outputs(tmp_path / "out") == {}
+
+
+# --- real processes, killed midway -----------------------------------------------------------------
+
+#: Runs the CLI in a fresh interpreter with one step slowed down: after ``PAUSE_AFTER`` calls of
+#: ``PAUSE_IN`` it writes the ``MARK`` file and sleeps, so that the test can kill it right there.
+DRIVER = """
+import importlib, os, sys, time
+from pathlib import Path
+import elo_batch.atomic
+module_name, name = os.environ["PAUSE_IN"].split(":")
+module = importlib.import_module(module_name)
+real, calls = getattr(module, name), []
+def slow(*args):
+    real(*args)
+    calls.append(1)
+    if len(calls) == int(os.environ["PAUSE_AFTER"]):
+        Path(os.environ["MARK"]).write_text("paused")
+        time.sleep(120)
+setattr(module, name, slow)
+if os.environ.get("NO_EXCHANGE"):
+    elo_batch.atomic._exchange = lambda a, b: False
+from elo_batch.cli import app
+sys.argv[0] = "elo-batch"
+app()
+"""
+WRITE = "elo_batch.writers:write_table"
+
+
+def _start_and_stop(tmp_path: Path, out: Path, pause_in: str, after: int, sig: int, **env: str) -> int:
+    mark = tmp_path / "paused"
+    args = ["run", str(tmp_path / "g.csv"), "--period", "2025-11", "--out", str(out), "--k", "20"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, *args],
+        env={**os.environ, "PAUSE_IN": pause_in, "PAUSE_AFTER": str(after), "MARK": str(mark), **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        for _ in range(1200):
+            if mark.exists() or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert mark.exists(), process.communicate(timeout=30)
+        process.send_signal(sig)
+        process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode
+
+
+def test_a_run_killed_while_writing_leaves_the_previous_outputs_and_nothing_a_reader_sees(
+    cli, tmp_path, previous
+) -> None:
+    out, before = previous
+
+    code = _start_and_stop(tmp_path, out, WRITE, 2, signal.SIGKILL)
+
+    assert code == -signal.SIGKILL
+    assert _outputs(out) == before
+    assert len(_leftovers(out)) == 1  # the killed run's staging folder, hidden from readers:
+    assert [p.name for p in out.glob("ratings/period=*/*")] == ["part-0.parquet"]
+    lake = pl.scan_parquet(out / "ratings", hive_partitioning=True).collect()
+    assert dict(lake.select("player_id", "change").iter_rows()) == {"A": 7, "B": -7}  # the previous run's
+    write_csv(tmp_path / "h.csv", GAMES.format(result="1-0").replace("2025-11", "2025-12"))
+    assert cli("run", tmp_path / "h.csv", "--period", "2025-12", "--out", out, "--k", "20").exit_code == 0
+    assert _leftovers(out) == []  # cleaned by the next run into OUT
+
+
+@pytest.mark.parametrize(
+    ("pause_in", "after", "no_exchange", "ratings_now"),
+    [
+        ("elo_batch.atomic:_swap_in", 1, "", "new"),  # ratings swapped, the other tables not yet
+        ("elo_batch.atomic:_swap_in", 4, "", "new"),  # all swapped, not committed
+        ("os:rename", 2, "", "new"),  # the journal in place, ratings exchanged, the old one not yet moved aside
+        ("elo_batch.atomic:_swap_in", 1, "1", "new"),
+        ("os:rename", 2, "1", "absent"),  # journal in place, the old ratings moved aside, the new one not yet in
+    ],
+    ids=["exchange-first", "exchange-all", "exchange-mid", "renames-first", "renames-mid"],
+)
+def test_a_run_killed_while_swapping_is_undone_by_the_next_run(
+    cli, tmp_path, previous, pause_in, after, no_exchange, ratings_now
+) -> None:
+    out, before = previous
+    ratings = "ratings/period=2025-11/part-0.parquet"
+
+    code = _start_and_stop(tmp_path, out, pause_in, after, signal.SIGKILL, NO_EXCHANGE=no_exchange)
+
+    assert code == -signal.SIGKILL
+    now = _outputs(out).get(ratings)
+    assert now is None if ratings_now == "absent" else now not in (None, before[ratings])
+    for table in ("ratings", "audit", "rejected"):  # each partition whole: the old one or the new one
+        files = list(out.glob(f"{table}/period=2025-11/*"))
+        if files:
+            assert [f.name for f in files] == ["part-0.parquet"]
+            pl.read_parquet(files[0])
+    write_csv(tmp_path / "h.csv", GAMES.format(result="1-0").replace("2025-11", "2025-12"))
+    assert cli("run", tmp_path / "h.csv", "--period", "2025-12", "--out", out, "--k", "20").exit_code == 0
+    assert {k: v for k, v in _outputs(out).items() if "2025-11" in k} == before
+    assert _leftovers(out) == []
+
+
+def test_a_terminated_run_cleans_up_and_keeps_the_previous_outputs(cli, tmp_path, previous) -> None:
+    out, before = previous
+
+    code = _start_and_stop(tmp_path, out, WRITE, 1, signal.SIGTERM)
+
+    assert code == 143
+    assert _outputs(out) == before
+    assert _leftovers(out) == []

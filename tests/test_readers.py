@@ -1,0 +1,51 @@
+"""Reading CSV files as they come: where rows end, what a row is, and what is recorded about the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from elo_batch.readers import read_table
+
+
+def _read(tmp_path: Path, data: bytes):
+    path = tmp_path / "t.csv"
+    path.write_bytes(data)
+    return read_table(str(path))
+
+
+def test_classic_mac_line_ends_are_line_ends(tmp_path) -> None:
+    frame, info = _read(tmp_path, b"a,b,c\r1,2,3\r4,5,6\r")
+
+    assert frame.select("a", "b", "c").rows() == [("1", "2", "3"), ("4", "5", "6")]
+    assert info.rows == 2
+
+
+def test_a_stray_quote_breaks_its_own_rows_not_the_file(tmp_path) -> None:
+    """`x"y` opens no quoted value (RFC 4180): the row ends at the line end with 2 of 3 fields."""
+    frame, _ = _read(tmp_path, b'a,b,c\n1,x"y\nz",3\n4,5,6\n')
+
+    assert frame["source_row"].to_list() == [1, 2, 3]
+    assert (
+        frame["__ragged__"].to_list()[:2]
+        == [
+            "the row has 2 fields where the header has 3. Hint: a value that holds the separator ',' must be in"
+            " double quotes.",
+        ]
+        * 2
+    )
+    assert frame.row(2, named=True)["c"] == "6"
+    assert frame["__ragged__"][2] is None
+
+
+def test_unnamed_columns_get_a_name_and_padding_is_not_ragged(tmp_path) -> None:
+    frame, _ = _read(tmp_path, b"a,b,,\n1,2,,\n")
+
+    assert frame.columns[:4] == ["a", "b", "column_3", "column_4"]
+    assert "__ragged__" not in frame.columns
+
+
+def test_crlf_and_trailing_blank_lines(tmp_path) -> None:
+    frame, info = _read(tmp_path, b"a,b\r\n1,2\r\n\r\n3,4\r\n\r\n")
+
+    assert frame.select("a", "b", "source_row").rows() == [("1", "2", 1), ("3", "4", 3)]
+    assert (info.rows, info.blank_rows) == (2, 2)

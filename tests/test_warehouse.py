@@ -1,0 +1,100 @@
+"""`run --duckdb`: each period loaded into tables ratings, audit, rejected; re-runs keep one copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write_csv
+
+duckdb = pytest.importorskip("duckdb")
+
+GAMES = """
+game_id,date,white_id,black_id,result
+1,2025-11-03,A,B,1-0
+2,2025-11-04,A,C,1-0
+3,2025-12-03,A,B,1/2-1/2
+4,2025-11-05,A,B,2-0
+"""
+LIST = """
+player_id,rating,k,name
+A,2000,20,Alice
+B,1900,20,Bob
+C,2100,10,Carol
+"""
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> tuple[Path, Path]:
+    return write_csv(tmp_path / "games.csv", GAMES), write_csv(tmp_path / "list.csv", LIST)
+
+
+def _count(db: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(db), read_only=True) as connection:
+        return connection.execute(sql).fetchall()
+
+
+def test_each_period_is_queryable_right_away(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out",
+                 tmp_path / "out", "--duckdb", db)  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    # A (2000, K 20): beats B (D 100 -> .64, +7.2) and C (D -100 -> .36, +12.8): +20 -> 2020
+    assert _count(db, "SELECT period, rating, name FROM ratings WHERE player_id = 'A' ORDER BY period") == [
+        ("2025-11", 2020, "Alice"),
+        ("2025-12", 2017, "Alice"),  # 2020 vs 1893: D 127 -> .67, draw -0.17 x 20 = -3.4 -> -3
+    ]
+    assert _count(db, "SELECT period, count(*) FROM audit GROUP BY period ORDER BY period") == [
+        ("2025-11", 4),
+        ("2025-12", 2),
+    ]
+    assert _count(db, "SELECT period, source_row, value FROM rejected") == [("2025-11", 4, "2-0")]
+
+
+def test_rerunning_a_period_keeps_one_copy_of_its_rows(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+    out = tmp_path / "out"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out", out,
+               "--duckdb", db).exit_code == 0  # fmt: skip
+
+    again = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", out, "--duckdb", db)
+
+    assert again.exit_code == 0, again.output
+    assert _count(db, "SELECT period, count(*) FROM ratings GROUP BY period ORDER BY period") == [
+        ("2025-11", 3),
+        ("2025-12", 3),
+    ]
+    assert _count(db, "SELECT count(*) FROM audit WHERE period = '2025-11'") == [(4,)]
+    assert _count(db, "SELECT count(*) FROM rejected") == [(1,)]
+
+
+def test_new_columns_of_a_later_list_are_added(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o",
+               "--duckdb", db).exit_code == 0  # fmt: skip
+    richer = write_csv(
+        tmp_path / "list2.csv", "player_id,rating,k,name,federation\nA,2020,20,Alice,NED\nB,1893,20,Bob,"
+    )
+
+    result = cli("run", games, "--ratings", richer, "--period", "2025-12", "--out", tmp_path / "o", "--duckdb", db)
+
+    assert result.exit_code == 0, result.output
+    assert _count(db, "SELECT period, federation FROM ratings WHERE player_id = 'A' ORDER BY period") == [
+        ("2025-11", None),
+        ("2025-12", "NED"),
+    ]
+
+
+def test_database_in_a_missing_folder_exits_73(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o",
+                 "--duckdb", tmp_path / "no" / "such" / "elo.duckdb")  # fmt: skip
+    assert result.exit_code == 73
+    assert "cannot open the DuckDB database" in result.stderr
+    assert "Hint:" in result.stderr
