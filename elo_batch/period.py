@@ -27,13 +27,14 @@ from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
 from elo_batch.rules.sets import RuleSet
-from elo_batch.validate import GamesInput
+from elo_batch.validate import CANONICAL_SCHEMA, GamesInput
 
 #: Ratings and changes kept fractional (``--rounding none``): written with exactly 2 decimals.
 RATING_2DP = pl.Decimal(12, 2)
 #: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
 #: memory stays bounded by the players, not the games.
 ENGINE: Final = "streaming"
+Engine = Literal["in-memory", "streaming"]
 
 #: Columns of the compact period table (plus ``__w``, ``__b``: the players' dense indices).
 _TABLE = (
@@ -142,7 +143,8 @@ def rate_period(
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
     listed, warnings = _period_list(rating_list, rows, add_players_from_games)
-    table, ids = _period_table(rows, listed)
+    in_memory = isinstance(games.rows, pl.DataFrame)
+    table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
     sides = _sides(table.lazy(), list_rating, rules)
     pending = _pending_sides(sides, ids, rules)
@@ -164,7 +166,7 @@ def rate_period(
         engine=ENGINE,
     )
     source_file = games.source_file(pl.col("__key") // 2)
-    audit = _audit(rows, table, list_rating, players, flags, source_file, rules, period)
+    audit = _audit(rows, table, list_rating, players, flags, source_file, games.absent, rules, period)
     rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
@@ -226,25 +228,31 @@ def _period_list(
     return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
-def _period_table(rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+def _period_table(
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine
+) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
 
     Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
-    first appearance. Returns the table and the player ids by index.
+    first appearance. Columns no input has (``absent``) are constants, not stored. Returns the table and
+    the player ids by index.
     """
     ids = listed[c.PLAYER_ID]
-    table = _look_up_players(rows, ids, hashed=True)
+    kept = [name for name in _TABLE if name not in absent]
+    table = _look_up_players(rows, ids, kept, engine, hashed=True)
     if table["__collision"].any():  # two ids with the same 64-bit hash: look up by the ids themselves
-        table = _look_up_players(rows, ids, hashed=False)
-    table = table.drop("__collision")
-    positions = table.select(pl.arg_where(pl.col("__absent"))).to_series()
+        table = _look_up_players(rows, ids, kept, engine, hashed=False)
+    table = table.drop("__collision").with_columns(
+        pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) for name in _TABLE if name in absent
+    )
+    positions = table.select(pl.arg_where(pl.col("__unlisted"))).to_series()
     if positions.len() == 0:
-        return table.drop("__absent"), ids
+        return table.drop("__unlisted"), ids
     keys = table["row_key"].gather(positions)
     found = (
         rows.filter(pl.col("row_key").is_in(keys.implode()))
         .select("row_key", c.WHITE_ID, c.BLACK_ID)
-        .collect(engine=ENGINE)
+        .collect(engine=engine)
         .sort("row_key")
     )
     seen = pl.concat(
@@ -253,25 +261,27 @@ def _period_table(rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFram
             found.select("row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
         ]
     ).sort("row_key", "__side")
-    absent = (
+    unlisted = (
         seen.drop_nulls(c.PLAYER_ID)
         .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
         .select(c.PLAYER_ID)
         .unique(maintain_order=True)
         .with_row_index("__idx", offset=ids.len())
     )
-    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index("__idx"), absent])
+    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index("__idx"), unlisted])
     filled = found.join(
         every.rename({c.PLAYER_ID: c.WHITE_ID, "__idx": "__w"}), on=c.WHITE_ID, how="left", maintain_order="left"
     ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, "__idx": "__b"}), on=c.BLACK_ID, how="left", maintain_order="left")
-    table = table.drop("__absent").with_columns(
+    table = table.drop("__unlisted").with_columns(
         table["__w"].scatter(positions, filled["__w"]),
         table["__b"].scatter(positions, filled["__b"]),
     )
-    return table, pl.concat([ids, absent[c.PLAYER_ID]])
+    return table, pl.concat([ids, unlisted[c.PLAYER_ID]])
 
 
-def _look_up_players(rows: pl.LazyFrame, ids: pl.Series, *, hashed: bool) -> pl.DataFrame:
+def _look_up_players(
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, *, hashed: bool
+) -> pl.DataFrame:
     """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
 
     With ``hashed``, the ids are joined through their 64-bit hashes (integer keys: a faster join) and
@@ -284,7 +294,7 @@ def _look_up_players(rows: pl.LazyFrame, ids: pl.Series, *, hashed: bool) -> pl.
 
     index = pl.DataFrame({"__key": ids}).select(key(pl.col("__key"))).with_row_index("__idx")
     if hashed and index["__key"].n_unique() < index.height:  # two listed ids with the same hash
-        return _look_up_players(rows, ids, hashed=False)
+        return _look_up_players(rows, ids, columns, engine, hashed=False)
     listed = pl.lit(ids)
     collision = (listed.gather("__w") != pl.col(c.WHITE_ID)) | (listed.gather("__b") != pl.col(c.BLACK_ID))
     return (
@@ -292,13 +302,15 @@ def _look_up_players(rows: pl.LazyFrame, ids: pl.Series, *, hashed: bool) -> pl.
         .join(index.lazy().rename({"__key": "__wk", "__idx": "__w"}), on="__wk", how="left", maintain_order="left")
         .join(index.lazy().rename({"__key": "__bk", "__idx": "__b"}), on="__bk", how="left", maintain_order="left")
         .select(
-            *_TABLE,
+            *columns,
             "__w",
             "__b",
-            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias("__absent"),
+            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias(
+                "__unlisted"
+            ),
             (collision.fill_null(False) if hashed else pl.lit(False)).alias("__collision"),
         )
-        .collect(engine=ENGINE)
+        .collect(engine=engine)
     )
 
 
@@ -399,7 +411,7 @@ def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
     return key.is_in(keys.implode()) if keys.len() else pl.lit(False)
 
 
-def _sum_engine(rules: RuleSet) -> Literal["streaming", "in-memory"]:
+def _sum_engine(rules: RuleSet) -> Engine:
     """The engine for per-player sums: streaming where they are exact integers (table 8.1.2, whole
     ratings), else in-memory, which adds floating-point values in row order, so that a run gives the same
     last digits every time."""
@@ -450,8 +462,8 @@ def _players(
         pl.coalesce("__opp", "__pending_opp").cast(pl.Int64).alias("__perf_opp"),
         pl.coalesce(pl.col("__w100") // 50, "__pending_w2").alias("__perf_w2"),
     )
-    absent = pl.DataFrame({c.PLAYER_ID: ids.slice(listed.height)})
-    universe = pl.concat([listed, absent], how="diagonal_relaxed").with_row_index("__idx")
+    unlisted = pl.DataFrame({c.PLAYER_ID: ids.slice(listed.height)})
+    universe = pl.concat([listed, unlisted], how="diagonal_relaxed").with_row_index("__idx")
     pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias("__pooled"))
     players = (
         universe.join(sums, on="__idx", how="left", maintain_order="left")
@@ -514,6 +526,7 @@ def _audit(
     players: pl.DataFrame,
     flags: dict[str, pl.Series],
     source_file: pl.Expr,
+    absent: frozenset[str],
     rules: RuleSet,
     period: str,
 ) -> pl.LazyFrame:
@@ -521,8 +534,10 @@ def _audit(
     did not count. A lazy plan over the period's rows and the table's player indices.
 
     Both sides are merged by ``__key`` (2 x row key + side); the columns that need no merging (the
-    period, the file, the colour, the reason's text) are made after the merge, from the key and codes.
+    period, the file, the colour, the reason's text, columns no input has) are made after the merge,
+    from the key and codes.
     """
+    given = [name for name in (c.GAME_ID, c.EVENT_ID, c.ROUND) if name not in absent]
     source = pl.concat([rows, table.lazy().select("__w", "__b")], how="horizontal")
     k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
     ignored = _is_in_keys(pl.col("__key"), flags["ignored"])
@@ -539,10 +554,8 @@ def _audit(
         player, opponent = (c.WHITE_ID, c.BLACK_ID) if white else (c.BLACK_ID, c.WHITE_ID)
         return _side_columns(frame, white, list_rating, rules).select(
             "__key",
-            c.GAME_ID,
+            *given,
             c.SOURCE_ROW,
-            c.EVENT_ID,
-            c.ROUND,
             c.DATE,
             pl.col(player).alias(c.PLAYER_ID),
             pl.col(opponent).alias(c.OPPONENT_ID),
@@ -565,15 +578,23 @@ def _audit(
         .merge_sorted(side(False), key="__key")
         .select(
             pl.lit(period).alias(c.PERIOD),
-            c.GAME_ID,
+            _given(c.GAME_ID, absent),
             source_file.alias(c.SOURCE_FILE),
-            *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE, c.PLAYER_ID, c.OPPONENT_ID),
+            c.SOURCE_ROW,
+            _given(c.EVENT_ID, absent),
+            _given(c.ROUND, absent),
+            *(c.DATE, c.PLAYER_ID, c.OPPONENT_ID),
             pl.lit(pl.Series(["white", "black"])).gather(colour).alias(c.COLOUR),
             *(c.RATING, c.OPPONENT_RATING, c.RATING_DIFF, c.CAPPED, c.EXPECTED_SCORE, c.SCORE),
             *(c.K_USED, c.K_CHANGE, c.COUNTED),
             pl.lit(reasons).gather("__reason").alias(c.REASON),
         )
     )
+
+
+def _given(name: str, absent: frozenset[str]) -> pl.Expr:
+    """A canonical column, or its constant null when no input has it."""
+    return pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) if name in absent else pl.col(name)
 
 
 def _rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:

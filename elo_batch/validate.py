@@ -6,16 +6,17 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -84,14 +85,18 @@ class GamesInput:
     """All game rows of a run, checked.
 
     Attributes:
-        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order.
+        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order: in memory, or a lazy plan that reads
+            and checks the files again each time it runs (inputs larger than memory; see
+            :func:`load_games`).
         rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
         files: What was read, file by file.
+        absent: Canonical columns no input file has (null in every row), such as ``event_id``.
     """
 
-    rows: pl.DataFrame
+    rows: pl.DataFrame | pl.LazyFrame
     rejected: pl.DataFrame
     files: tuple[InputFile, ...]
+    absent: frozenset[str] = frozenset()
 
     @property
     def rows_read(self) -> int:
@@ -121,6 +126,7 @@ def load_games(
     fractional_ratings: bool = False,
     encoding: str | None = None,
     exclude: tuple[str, ...] = (),
+    chunk_rows: int | None = None,
 ) -> GamesInput:
     """Read and check game files of either shape of the contract.
 
@@ -129,6 +135,10 @@ def load_games(
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
         exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
+        chunk_rows: When the Parquet inputs hold more rows than this, they are not read into memory:
+            ``rows`` is a plan that reads and checks them chunk by chunk each time it runs (the
+            rejected rows and repeated game_ids are found here, in passes over the files). None:
+            always in memory.
 
     Returns:
         Canonical rows, rejected rows and the files read.
@@ -137,19 +147,32 @@ def load_games(
         InputMissingError: a file is missing or unreadable.
         InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
     """
-    canonical: list[pl.DataFrame] = []
-    rejected: list[pl.DataFrame] = []
+    found = expand_paths(paths, exclude=exclude)
+    stream = chunk_rows is not None and sum(_parquet_rows(path) for path in found) > chunk_rows
+    plans: list[tuple[pl.LazyFrame, pl.LazyFrame]] = []  # canonical rows, rejected rows
+    checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     files: list[InputFile] = []
+    absent: set[str] | None = None
     offset = 0
-    for path in expand_paths(paths, exclude=exclude):
-        frame, info = read_table(path, encoding=encoding)
+    for path in found:
+        frame, info = scan_table(path, encoding=encoding) if stream else read_table(path, encoding=encoding)
         files.append(info)
-        good, bad = _check_file(frame, path, fractional_ratings)
-        canonical.append(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
-        rejected.append(bad)
-        offset += frame.height
-    rows = pl.concat(canonical) if canonical else pl.DataFrame(schema=CANONICAL_SCHEMA)
-    bad_rows = pl.concat(rejected) if rejected else pl.DataFrame(schema=REJECTED_SCHEMA)
+        good, bad, missing = _check_file(frame, path, fractional_ratings)
+        good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
+        if stream:
+            plans.append((good, bad))
+        else:  # check the file now, and let its raw rows go
+            good_rows, bad_rows = pl.collect_all([good, bad])
+            checked.append((good_rows, bad_rows))
+        absent = missing if absent is None else absent & missing
+        offset += info.rows
+    rows: pl.DataFrame | pl.LazyFrame
+    if stream:
+        rows = pl.concat([good for good, _ in plans])
+        bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
+    else:
+        rows = pl.concat([good for good, _ in checked]) if checked else pl.DataFrame(schema=CANONICAL_SCHEMA)
+        bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
     rows, reused = _mark_duplicates(rows)
     return GamesInput(
         rows,
@@ -157,10 +180,27 @@ def load_games(
         if reused.height
         else bad_rows,
         tuple(files),
+        frozenset(absent or ()),
     )
 
 
-def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _parquet_rows(path: str) -> int:
+    """Rows of a Parquet file from its footer (0 for anything else; errors are reported when it is read)."""
+    if not path.lower().endswith(PARQUET_SUFFIXES):
+        return 0
+    try:
+        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+    except Exception:  # not Parquet after all, or damaged: read_table says what is wrong
+        return 0
+
+
+def _check_file(
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool
+) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
+    """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
+    the file does not have."""
+    schema = table.collect_schema()
+    frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
@@ -174,7 +214,6 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
             path=path,
             hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
         )
-    schema = frame.schema
     _check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
@@ -229,9 +268,10 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
     # Each check runs once per row (the index of the first one failed); the messages are made for the
     # failing rows only.
     flagged = (
-        frame.lazy()
+        table.lazy()
+        .with_row_index("row_key")
         .with_columns(
-            pl.int_range(0, pl.len(), dtype=pl.Int64).alias("row_key"),
+            pl.col("row_key").cast(pl.Int64),
             col.text(score_col).str.replace_all(r"\s+", "").alias("__token"),
         )
         .with_columns(_first_failed(checks).alias("__failed"))
@@ -266,10 +306,12 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         col.rating(black_rating).alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
     )
-    good_rows, bad_rows = pl.collect_all(
-        [good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA)]  # type: ignore[arg-type]
-    )
-    return good_rows, bad_rows
+    sources = {
+        c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND,
+        c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
+    }  # fmt: skip
+    absent = {canonical for canonical, source in sources.items() if source not in names}
+    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
 
 
 def _first_failed(checks: list[_Check]) -> pl.Expr:
@@ -289,13 +331,21 @@ def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Ex
 
 
 def _month(date: pl.Expr) -> pl.Expr:
-    """``date.dt.strftime("%Y-%m")``, formatted once per month between the first and the last date, not
-    once per row (null stays null)."""
+    """``date.dt.strftime("%Y-%m")``, row by row: looked up in the months of years 0 to 9999 (formatted
+    once), formatted only for dates outside them (null stays null)."""
     index = date.dt.year().cast(pl.Int64) * 12 + date.dt.month().cast(pl.Int64) - 1
-    low = index.min().fill_null(0)
-    months = pl.int_range(low, index.max().fill_null(0) + 1, dtype=pl.Int64)
-    text = pl.date(months // 12, months % 12 + 1, 1).dt.strftime("%Y-%m")
-    return text.gather(index - low)
+    known = index.is_between(0, _months().len() - 1)
+    return pl.coalesce(
+        pl.lit(_months()).gather(pl.when(known).then(index)),
+        pl.when(~known).then(date).dt.strftime("%Y-%m"),
+    )
+
+
+@functools.cache
+def _months() -> pl.Series:
+    """``YYYY-MM`` of every month of the years 0 to 9999, in order."""
+    index = pl.int_range(0, 120_000, dtype=pl.Int64)
+    return pl.select(pl.date(index // 12, index % 12 + 1, 1).dt.strftime("%Y-%m")).to_series()
 
 
 def _quoted(expr: pl.Expr) -> pl.Expr:
@@ -422,24 +472,24 @@ class _ColumnReader:
         return checks
 
 
-def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _mark_duplicates(rows: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame]:
     """Flag exact repeats of a game_id and reject game_ids reused with different content.
 
     Only rows whose game_id occurs more than once are compared, content against content; all game_ids
     distinct (the usual case) is seen from their 64-bit hashes alone.
     """
-    hashes = rows.select(pl.col(c.GAME_ID).drop_nulls().hash()).to_series()
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
+    plan = rows.lazy()
+    hashes = plan.select(pl.col(c.GAME_ID).drop_nulls().hash()).collect(engine=engine).to_series()
     if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA)
-    positions = rows.select(
-        pl.arg_where(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_duplicated())
-    ).to_series()
-    flagged, reused = _compare_repeats(rows[positions])
-    rows = rows.with_columns(
-        rows["duplicate"].scatter(positions, flagged["duplicate"]),
-        pl.repeat(False, rows.height, eager=True).scatter(positions, flagged["__conflict"]).alias("__conflict"),
-    )
-    return rows.filter(~pl.col("__conflict")).drop("__conflict"), reused
+    repeated = hashes.filter(hashes.is_duplicated()).unique()
+    candidates = plan.filter(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_in(repeated.implode()))
+    flagged, reused = _compare_repeats(candidates.collect(engine=engine))
+    marked = plan.with_columns(
+        pl.col("row_key").is_in(flagged.filter("duplicate")["row_key"].implode()).alias("duplicate")
+    ).filter(~pl.col("row_key").is_in(flagged.filter("__conflict")["row_key"].implode()))
+    return (marked.collect() if engine == "in-memory" else marked), reused
 
 
 def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
