@@ -36,9 +36,11 @@ RATING_2DP = pl.Decimal(12, 2)
 ENGINE: Final = "streaming"
 Engine = Literal["in-memory", "streaming"]
 
-#: Columns of the compact period table (plus ``__w``, ``__b``: the players' dense indices).
+#: Columns of the period table (plus ``__w``, ``__b``: the players' dense indices): what the sums and
+#: the audit need of each row, ids and names excluded.
 _TABLE = (
-    "row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate", "score100", c.WHITE_RATING, c.BLACK_RATING,
+    "row_key", c.GAME_ID, c.SOURCE_ROW, c.DATE, c.EVENT_ID, c.ROUND, "one_sided", "forfeit", "duplicate",
+    "score100", c.WHITE_RATING, c.BLACK_RATING,
 )  # fmt: skip
 #: Why a game side is not counted, by precedence (``__code`` 1..5; 0 = counted). Code 4 is the
 #: pending-first-rating reason under rule sets with initial ratings, else "unrated player".
@@ -146,7 +148,7 @@ def rate_period(
     in_memory = isinstance(games.rows, pl.DataFrame)
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
-    sides = _sides(table.lazy(), list_rating, rules)
+    sides = _sides(table, list_rating, rules)
     pending = _pending_sides(sides, ids, rules)
     pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
     flags = _pending_flags(pending, pools)
@@ -165,8 +167,8 @@ def rate_period(
         [_finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID), not_counted_rows],
         engine=ENGINE,
     )
-    source_file = games.source_file(pl.col("__key") // 2)
-    audit = _audit(rows, table, list_rating, players, flags, source_file, games.absent, rules, period)
+    source_file = games.source_file(pl.col("row_key"))
+    audit = _audit(table, ids, list_rating, players, flags, source_file, games.absent, rules, period)
     rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
@@ -314,25 +316,21 @@ def _look_up_players(
     )
 
 
-def _side_columns(frame: pl.LazyFrame, white: bool, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
-    """One game side per row of ``frame``: the ratings used, whether it counts (``__code``), D, PD, score - PD.
+def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """The ratings used for each game side, whether it counts (``__code``), D, PD and score - PD.
 
-    ``frame`` has the period table's columns. Adds ``__idx`` (the player's index), ``__key`` (2 x row
-    key + side: input order), ``rating``, ``opponent_rating``, ``__score100``, ``__code``, ``__rated``,
-    ``rating_diff``, ``capped``, ``__pd100`` and ``__dev100`` (hundredths).
+    ``sides`` has, per side, the player's and the opponent's index (``__idx``, ``__opp``), the player's
+    score in hundredths (``__score100``), the ratings on the game row (``__ro_game``, ``__rc_game``) and
+    the row's ``one_sided``, ``forfeit`` and ``duplicate``. Adds ``rating``, ``opponent_rating``,
+    ``__code``, ``__rated``, ``rating_diff``, ``capped``, ``__pd100`` and ``__dev100`` (hundredths).
     """
-    me, other = ("__w", "__b") if white else ("__b", "__w")
-    game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
     ratings = pl.lit(list_rating)
-    frame = frame.with_columns(
-        pl.col(me).alias("__idx"),
-        (2 * pl.col("row_key") + (0 if white else 1)).alias("__key"),
-        ratings.gather(pl.col(me)).alias("__ro_list"),
-        ratings.gather(pl.col(other)).alias("__rc_list"),
-        (pl.col("score100") if white else (100 - pl.col("score100")).cast(pl.Int16)).alias("__score100"),
+    sides = sides.with_columns(
+        ratings.gather(pl.col("__idx")).alias("__ro_list"),
+        ratings.gather(pl.col("__opp")).alias("__rc_list"),
     ).with_columns(
-        pl.coalesce(game_ro, "__ro_list").alias(c.RATING),
-        pl.coalesce(game_rc, "__rc_list").alias(c.OPPONENT_RATING),
+        pl.coalesce("__ro_game", "__ro_list").alias(c.RATING),
+        pl.coalesce("__rc_game", "__rc_list").alias(c.OPPONENT_RATING),
     )
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col("one_sided")).then(rc.is_not_null()).otherwise(pl.col("__rc_list").is_not_null())
@@ -355,22 +353,38 @@ def _side_columns(frame: pl.LazyFrame, white: bool, list_rating: pl.Series, rule
         .otherwise(0)
         .cast(pl.UInt8)
     )
-    frame = frame.with_columns(code.alias("__code")).with_columns((pl.col("__code") == 0).alias("__rated"))
-    frame = frame.with_columns(
+    sides = sides.with_columns(code.alias("__code")).with_columns((pl.col("__code") == 0).alias("__rated"))
+    sides = sides.with_columns(
         pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400)).alias(c.RATING_DIFF),
         pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400)).alias(c.CAPPED),
     )
     pd100 = engine.expected_score_100(pl.col(c.RATING_DIFF), rules.expected)
-    return frame.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
+    return sides.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
         pl.when("__rated").then(pl.col("__score100") - pl.col("__pd100")).alias("__dev100")
     )
 
 
-def _sides(table: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
-    """Both sides of two-sided games and the player's side of one-sided rows, from the period table."""
-    white = _side_columns(table, True, list_rating, rules)
-    black = _side_columns(table.filter(~pl.col("one_sided")), False, list_rating, rules)
-    return pl.concat([white, black])
+def _side(white: bool) -> list[pl.Expr]:
+    """A row of the period table as its white (or black) side, from that player's point of view."""
+    me, other = ("__w", "__b") if white else ("__b", "__w")
+    game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
+    return [
+        (2 * pl.col("row_key") + (0 if white else 1)).alias("__key"),
+        pl.col(me).alias("__idx"),
+        pl.col(other).alias("__opp"),
+        (pl.col("score100") if white else (100 - pl.col("score100")).cast(pl.Int16)).alias("__score100"),
+        pl.col(game_ro).alias("__ro_game"),
+        pl.col(game_rc).alias("__rc_game"),
+    ]
+
+
+def _sides(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """Both sides of two-sided games and the player's side of one-sided rows, from the period table
+    (white sides first; :func:`_audit` puts them in input order)."""
+    row = ["row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate"]
+    white = table.lazy().select(*row, *_side(True))
+    black = table.lazy().filter(~pl.col("one_sided")).select(*row, *_side(False))
+    return _rate_sides(pl.concat([white, black]), list_rating, rules)
 
 
 def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.DataFrame:
@@ -520,8 +534,8 @@ def _change_by_game(players: pl.DataFrame, sides: pl.LazyFrame, rules: RuleSet) 
 
 
 def _audit(
-    rows: pl.LazyFrame,
     table: pl.DataFrame,
+    ids: pl.Series,
     list_rating: pl.Series,
     players: pl.DataFrame,
     flags: dict[str, pl.Series],
@@ -531,14 +545,43 @@ def _audit(
     period: str,
 ) -> pl.LazyFrame:
     """One row per game side, in input order: the ratings, D, PD, K and K x (score - PD) used, or why it
-    did not count. A lazy plan over the period's rows and the table's player indices.
+    did not count. A lazy plan over the period table, run in chunks when it is written.
 
-    Both sides are merged by ``__key`` (2 x row key + side); the columns that need no merging (the
-    period, the file, the colour, the reason's text, columns no input has) are made after the merge,
-    from the key and codes.
+    Output row ``j`` is side ``j % 2`` (white, black) of table row ``j // 2`` (the black side of a
+    one-sided row is left out); every column is gathered from the table's columns, or from the white
+    and black values laid end to end, then rated as :func:`_sides` rates them. Columns no input has
+    (``absent``) stay constants.
     """
-    given = [name for name in (c.GAME_ID, c.EVENT_ID, c.ROUND) if name not in absent]
-    source = pl.concat([rows, table.lazy().select("__w", "__b")], how="horizontal")
+    table = table.with_columns((100 - pl.col("score100")).cast(pl.Int16).alias("__black_score100"))
+    n = table.height
+
+    def row(name: str) -> pl.Expr:
+        if name in absent:
+            return pl.lit(None, CANONICAL_SCHEMA[name]).alias(name)
+        return pl.lit(table[name]).gather(pl.col("__at")).alias(name)
+
+    def side(name: str, white: str, black: str) -> pl.Expr:
+        if white in absent and black in absent:
+            return pl.lit(None, CANONICAL_SCHEMA[white]).alias(name)
+        both = pl.concat([table[white], table[black]], rechunk=True)
+        return pl.lit(both).gather(pl.col("__at") + pl.col("__side") * n).alias(name)
+
+    index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
+    order = pl.LazyFrame({"__j": pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
+        (pl.col("__j") // 2).alias("__at"), (pl.col("__j") % 2).alias("__side")
+    )
+    if table["one_sided"].any():
+        order = order.filter(~(pl.lit(table["one_sided"]).gather(pl.col("__at")) & (pl.col("__side") == 1)))
+    sides = order.select(
+        "__side",
+        *(row(name) for name in ("row_key", "one_sided", "forfeit", "duplicate")),
+        side("__idx", "__w", "__b"),
+        side("__opp", "__b", "__w"),
+        side("__score100", "score100", "__black_score100"),
+        side("__ro_game", c.WHITE_RATING, c.BLACK_RATING),
+        side("__rc_game", c.BLACK_RATING, c.WHITE_RATING),
+        *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
+    ).with_columns((2 * pl.col("row_key") + pl.col("__side")).alias("__key"))
     k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
     ignored = _is_in_keys(pl.col("__key"), flags["ignored"])
     published = _is_in_keys(pl.col("__key"), flags["published"])
@@ -548,53 +591,27 @@ def _audit(
         [None, c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO],
         dtype=pl.String,
     )  # by __code; 6: a pending side of a first event scored zero (B.02 8.2.1)
-
-    def side(white: bool) -> pl.LazyFrame:
-        frame = source if white else source.filter(~pl.col("one_sided"))
-        player, opponent = (c.WHITE_ID, c.BLACK_ID) if white else (c.BLACK_ID, c.WHITE_ID)
-        return _side_columns(frame, white, list_rating, rules).select(
-            "__key",
-            *given,
-            c.SOURCE_ROW,
-            c.DATE,
-            pl.col(player).alias(c.PLAYER_ID),
-            pl.col(opponent).alias(c.OPPONENT_ID),
-            "one_sided",
-            _rating(pl.col(c.RATING), rules),
-            _rating(pl.col(c.OPPONENT_RATING), rules),
-            _rating(pl.col(c.RATING_DIFF), rules),
-            c.CAPPED,
-            _points(pl.col("__pd100"), rules).alias(c.EXPECTED_SCORE),
-            _points(pl.col("__score100"), rules).alias(c.SCORE),
-            pl.when("__rated").then(k_used).alias(c.K_USED),
-            _points(kdev100, rules).alias(c.K_CHANGE),
-            (pl.col("__rated") | published).alias(c.COUNTED),
-            pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32).alias("__reason"),
-        )
-
-    colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__key") % 2).cast(pl.UInt32)
-    return (
-        side(True)
-        .merge_sorted(side(False), key="__key")
-        .select(
-            pl.lit(period).alias(c.PERIOD),
-            _given(c.GAME_ID, absent),
-            source_file.alias(c.SOURCE_FILE),
-            c.SOURCE_ROW,
-            _given(c.EVENT_ID, absent),
-            _given(c.ROUND, absent),
-            *(c.DATE, c.PLAYER_ID, c.OPPONENT_ID),
-            pl.lit(pl.Series(["white", "black"])).gather(colour).alias(c.COLOUR),
-            *(c.RATING, c.OPPONENT_RATING, c.RATING_DIFF, c.CAPPED, c.EXPECTED_SCORE, c.SCORE),
-            *(c.K_USED, c.K_CHANGE, c.COUNTED),
-            pl.lit(reasons).gather("__reason").alias(c.REASON),
-        )
+    reason = pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32)
+    colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__side")).cast(pl.UInt32)
+    return _rate_sides(sides, list_rating, rules).select(
+        pl.lit(period).alias(c.PERIOD),
+        c.GAME_ID,
+        source_file.alias(c.SOURCE_FILE),
+        *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),
+        pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
+        pl.lit(ids).gather(pl.col("__opp")).alias(c.OPPONENT_ID),
+        pl.lit(pl.Series(["white", "black"])).gather(colour).alias(c.COLOUR),
+        _rating(pl.col(c.RATING), rules),
+        _rating(pl.col(c.OPPONENT_RATING), rules),
+        _rating(pl.col(c.RATING_DIFF), rules),
+        c.CAPPED,
+        _points(pl.col("__pd100"), rules).alias(c.EXPECTED_SCORE),
+        _points(pl.col("__score100"), rules).alias(c.SCORE),
+        pl.when("__rated").then(k_used).alias(c.K_USED),
+        _points(kdev100, rules).alias(c.K_CHANGE),
+        (pl.col("__rated") | published).alias(c.COUNTED),
+        pl.lit(reasons).gather(reason).alias(c.REASON),
     )
-
-
-def _given(name: str, absent: frozenset[str]) -> pl.Expr:
-    """A canonical column, or its constant null when no input has it."""
-    return pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) if name in absent else pl.col(name)
 
 
 def _rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:
