@@ -449,18 +449,21 @@ def _players(
     # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
     # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
     # a rated player, or the pending sums of an unrated one.
-    rated = (
+    exact = rules.expected == "table"  # PD in whole hundredths: sum(score - PD) = sum(score) - sum(PD)
+    rated_sums = (
         sides.filter("__rated")
         .group_by("__idx")
         .agg(
             pl.len().cast(pl.Int64).alias("__n"),
-            pl.col("__dev100").sum(),
             pl.col("__score100").sum().cast(pl.Int64).alias("__w100"),
             pl.col("__pd100").sum(),
             pl.col(c.OPPONENT_RATING).sum().alias("__opp"),
+            *([] if exact else [pl.col("__dev100").sum()]),
         )
-        .collect(engine=_sum_engine(rules))
     )
+    if exact:
+        rated_sums = rated_sums.with_columns((pl.col("__w100") - pl.col("__pd100")).alias("__dev100"))
+    rated = rated_sums.collect(engine=_sum_engine(rules))
     pending_sums = pending.group_by("__idx").agg(
         pl.len().cast(pl.Int64).alias("__pending_n"),
         pl.col(c.OPPONENT_RATING).sum().alias("__pending_opp"),

@@ -6,7 +6,6 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -263,7 +262,7 @@ def _check_file(
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
         pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
-        _month(date_value),
+        date_value.dt.strftime("%Y-%m"),
     )
     # Each check runs once per row (the index of the first one failed); the messages are made for the
     # failing rows only.
@@ -328,24 +327,6 @@ def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Ex
     for index, check in enumerate(checks[1:], start=1):
         expr = expr.when(pl.col("__failed") == index).then(pick(check))
     return expr.otherwise(None).cast(pl.String)
-
-
-def _month(date: pl.Expr) -> pl.Expr:
-    """``date.dt.strftime("%Y-%m")``, row by row: looked up in the months of years 0 to 9999 (formatted
-    once), formatted only for dates outside them (null stays null)."""
-    index = date.dt.year().cast(pl.Int64) * 12 + date.dt.month().cast(pl.Int64) - 1
-    known = index.is_between(0, _months().len() - 1)
-    return pl.coalesce(
-        pl.lit(_months()).gather(pl.when(known).then(index)),
-        pl.when(~known).then(date).dt.strftime("%Y-%m"),
-    )
-
-
-@functools.cache
-def _months() -> pl.Series:
-    """``YYYY-MM`` of every month of the years 0 to 9999, in order."""
-    index = pl.int_range(0, 120_000, dtype=pl.Int64)
-    return pl.select(pl.date(index // 12, index % 12 + 1, 1).dt.strftime("%Y-%m")).to_series()
 
 
 def _quoted(expr: pl.Expr) -> pl.Expr:
