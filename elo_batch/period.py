@@ -241,9 +241,13 @@ def _period_table(
     """
     ids = listed[c.PLAYER_ID]
     kept = [name for name in _TABLE if name not in absent]
-    table = _look_up_players(rows, ids, kept, engine, hashed=True)
+    # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
+    carried = [] if engine == "in-memory" else kept
+    table = _look_up_players(rows, ids, carried, engine, hashed=True)
     if table["__collision"].any():  # two ids with the same 64-bit hash: look up by the ids themselves
-        table = _look_up_players(rows, ids, kept, engine, hashed=False)
+        table = _look_up_players(rows, ids, carried, engine, hashed=False)
+    if not carried:
+        table = pl.concat([rows.select(kept).collect(engine=engine), table], how="horizontal")
     table = table.drop("__collision").with_columns(
         pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) for name in _TABLE if name in absent
     )
