@@ -175,7 +175,7 @@ def rate_period(
     in_period = table.height
     counted = in_period - uncounted.item()
     other = (
-        games.rows.lazy().filter(pl.col(c.PERIOD) != period).select(pl.len()).collect().item()
+        sum(rows for month, rows in games.period_rows.items() if month != period)
         + games.rejected.filter(pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)).height
     )
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)

@@ -6,6 +6,7 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
+import collections
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -89,12 +90,14 @@ class GamesInput:
             :func:`load_games`).
         rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
         files: What was read, file by file.
+        period_rows: Rows of ``rows`` by period.
         absent: Canonical columns no input file has (null in every row), such as ``event_id``.
     """
 
     rows: pl.DataFrame | pl.LazyFrame
     rejected: pl.DataFrame
     files: tuple[InputFile, ...]
+    period_rows: dict[str, int]
     absent: frozenset[str] = frozenset()
 
     @property
@@ -172,13 +175,14 @@ def load_games(
     else:
         rows = pl.concat([good for good, _ in checked]) if checked else pl.DataFrame(schema=CANONICAL_SCHEMA)
         bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rows, reused = _mark_duplicates(rows)
+    rows, reused, period_rows = _mark_duplicates(rows)
     return GamesInput(
         rows,
         pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
         if reused.height
         else bad_rows,
         tuple(files),
+        period_rows,
         frozenset(absent or ()),
     )
 
@@ -453,24 +457,38 @@ class _ColumnReader:
         return checks
 
 
-def _mark_duplicates(rows: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame]:
-    """Flag exact repeats of a game_id and reject game_ids reused with different content.
+def _mark_duplicates(
+    rows: pl.DataFrame | pl.LazyFrame,
+) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, dict[str, int]]:
+    """Flag exact repeats of a game_id and reject game_ids reused with different content; count the
+    rows kept by period.
 
     Only rows whose game_id occurs more than once are compared, content against content; all game_ids
-    distinct (the usual case) is seen from their 64-bit hashes alone.
+    distinct (the usual case) is seen from their 64-bit hashes alone, in the same pass as the counts.
     """
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
     plan = rows.lazy()
-    hashes = plan.select(pl.col(c.GAME_ID).drop_nulls().hash()).collect(engine=engine).to_series()
+    seen = plan.select(
+        pl.col(c.PERIOD).cast(pl.Categorical),
+        pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash"),
+    ).collect(engine=engine)
+    period_rows = collections.Counter(_by_period(seen))
+    hashes = seen["__hash"].drop_nulls()
     if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
-        return rows, pl.DataFrame(schema=REJECTED_SCHEMA)
+        return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
     repeated = hashes.filter(hashes.is_duplicated()).unique()
     candidates = plan.filter(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_in(repeated.implode()))
     flagged, reused = _compare_repeats(candidates.collect(engine=engine))
+    period_rows.subtract(_by_period(flagged.filter("__conflict")))
     marked = plan.with_columns(
         pl.col("row_key").is_in(flagged.filter("duplicate")["row_key"].implode()).alias("duplicate")
     ).filter(~pl.col("row_key").is_in(flagged.filter("__conflict")["row_key"].implode()))
-    return (marked.collect() if engine == "in-memory" else marked), reused
+    return (marked.collect() if engine == "in-memory" else marked), reused, dict(period_rows)
+
+
+def _by_period(rows: pl.DataFrame) -> dict[str, int]:
+    counts = rows.group_by(c.PERIOD).len().with_columns(pl.col(c.PERIOD).cast(pl.String))
+    return dict(counts.iter_rows())  # type: ignore[arg-type]
 
 
 def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
