@@ -4,12 +4,16 @@ Inside a period nothing is sequential: every game uses the ratings in force. Eac
 index (players of the list in force first, in list order, then players absent from it), looked up once
 per game row, so that everything per player afterwards is a gather or a group-by over integers:
 
-1. the period's rows are read once into a compact table (row key, date, event, flags, score and the two
-   player indices; no names or ids), the only hash joins on player ids;
-2. the game sides (one per player and game) are derived from that table to sum each player's games,
-   expected scores and score (exact integer hundredths), decide K and the change;
-3. the audit is a lazy plan over the period's rows and the two index columns, both sides merged in input
-   order, written by the writer in streaming fashion so that it never has to fit in memory at once.
+1. the period table: the period's rows with the two players' indices (the only hash joins on player
+   ids, through 64-bit hashes checked against the ids), without names or ids;
+2. the game sides (one per player and game), derived from the table, give each player's sums of
+   games, score and expected score (exact integer hundredths), hence K and the change;
+3. the audit is a lazy plan that gathers both sides of every table row in input order; the writer runs
+   it in chunks, so it never has to fit in memory at once.
+
+The rows may be in memory or a plan that reads the input files again (``--chunk-rows``); the queries
+over them run on polars' streaming engine, chunk by chunk, and the per-player sums are exact, so the
+result does not depend on the chunking.
 """
 
 from __future__ import annotations
