@@ -113,6 +113,7 @@ def plot_history(history: History) -> Any:
         import matplotlib.dates as mdates
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
     except ImportError as exc:
         raise UsageError(
             "the chart needs matplotlib", hint="install elo-batch with charts: pip install 'elo-batch[chart]'."
@@ -131,6 +132,7 @@ def plot_history(history: History) -> Any:
     axes.margins(x=0.05, y=0.2)
     axes.set_xlabel("rating list")
     axes.set_ylabel("rating")
+    axes.yaxis.set_major_locator(MaxNLocator(integer=True))  # ratings are whole points
     axes.set_title(f"{history.player_id} {history.name or ''}".strip())
     axes.grid(True, alpha=0.3)
     figure.autofmt_xdate()
@@ -145,8 +147,11 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
         The history and the figure drawn.
 
     Raises:
-        As :func:`rating_history` and :func:`plot_history`; OutputError: the PNG cannot be written.
+        As :func:`rating_history` and :func:`plot_history`; UsageError: ``png`` does not end in
+        ``.png``; OutputError: the PNG cannot be written.
     """
+    if not png.lower().endswith(".png"):
+        raise UsageError(f"the chart is a PNG; {png!r} does not end in .png", column="-o", hint="name it chart.png.")
     history = rating_history(out, player)
     figure = plot_history(history)
     try:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Annotated, NoReturn
 
 import typer
+from typer.exceptions import TyperException
 
 from elo_batch import __version__
 from elo_batch import columns as c
@@ -30,7 +31,7 @@ from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
 from elo_batch.pgn import read_pgn
 from elo_batch.progress import ProgressBar
-from elo_batch.readers import check_encoding
+from elo_batch.readers import check_encoding, decode_text
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
 from elo_batch.trf import read_trf
@@ -500,13 +501,14 @@ def tournament_command(
                     "no games given",
                     hint="pipe lines 'opponent_rating | result' into the command, or name a file with --results.",
                 )
-            text, source = sys.stdin.read(), "<stdin>"
+            source, data = "<stdin>", sys.stdin.buffer.read()
         else:
             try:
-                with open(results, encoding="utf-8-sig") as handle:
-                    text, source = handle.read(), results
+                with open(results, "rb") as handle:
+                    source, data = results, handle.read()
             except OSError as exc:
                 raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=results) from exc
+        text, _ = decode_text(data, source)
         games = parse_results(text, source)
         answer = rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))
         typer.echo(json.dumps(tournament_json(answer), indent=2) if as_json else render_tournament(answer))
@@ -597,5 +599,36 @@ def chart_command(
     _guard(work)
 
 
+def console(argv: list[str] | None = None) -> int:
+    """The ``elo-batch`` console entry point: the typer app, with its usage errors (an unknown option,
+    a bad choice, a missing ``--period``) reported as a JSON ``error`` event under ``--log-format json``.
+
+    Returns:
+        The exit status (2 for a usage error).
+    """
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        status = app(args, standalone_mode=False)
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        return 1
+    except TyperException as exc:  # typer's usage errors (its own click's UsageError and kin)
+        code = int(getattr(exc, "exit_code", 2))
+        if _json_logs_requested(args) and hasattr(exc, "format_message"):
+            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": exc.format_message()}
+            print(json.dumps(record), file=sys.stderr)
+        elif hasattr(exc, "show"):
+            exc.show()
+        else:
+            print(f"elo-batch: error: {exc}", file=sys.stderr)
+        return code
+    return status if isinstance(status, int) else 0
+
+
+def _json_logs_requested(args: list[str]) -> bool:
+    joined = " ".join(args)
+    return "--log-format json" in joined or "--log-format=json" in joined
+
+
 if __name__ == "__main__":  # pragma: no cover
-    app()
+    sys.exit(console())

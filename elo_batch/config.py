@@ -49,6 +49,12 @@ class RunConfig:
         Raises:
             UsageError: as :func:`elo_batch.rules.rule_set_for`.
         """
+        if self.rules == "elo" and self.rule_set is not None and self.rule_set != "elo":
+            raise UsageError(
+                f"--rules elo and --rule-set {self.rule_set} ask for two different rule sets",
+                column="--rule-set",
+                hint="give one: --rules elo, or --rule-set with a FIDE rule set.",
+            )
         base = rule_set_for(self.rules, period, rule_set=self.rule_set, list_kind=self.list_kind)
         changes: dict[str, object] = {}
         if self.expected is not None and self.expected != base.expected:

@@ -41,7 +41,7 @@ class EloBatchError(Exception):
             for part in (
                 str(path) if path else "",
                 f"row {row}" if row is not None else "",
-                f"column {column}" if column else "",
+                (f"option {column}" if column.startswith("-") else f"column {column}") if column else "",
             )
             if part
         )

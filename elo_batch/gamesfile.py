@@ -9,7 +9,7 @@ import polars as pl
 
 from elo_batch import objectstore
 from elo_batch.encode import table_bytes
-from elo_batch.errors import OutputError
+from elo_batch.errors import OutputError, UsageError
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {
@@ -48,9 +48,15 @@ def write_games(games: pl.DataFrame, out: str) -> str:
         ``out``.
 
     Raises:
+        UsageError: ``out`` ends in neither ``.csv`` nor ``.parquet`` / ``.pq``.
         OutputError: the file or object cannot be written.
     """
-    data = table_bytes(games, "csv" if out.lower().endswith(".csv") else "parquet")
+    suffix = os.path.splitext(out.rstrip("/"))[1].lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise UsageError(
+            f"cannot tell the file type of {out!r}", column="-o", hint="name the output games.parquet or games.csv."
+        )
+    data = table_bytes(games, "csv" if suffix == ".csv" else "parquet")
     if objectstore.is_object_store(out):
         objectstore.put_object(out, data)
         return out

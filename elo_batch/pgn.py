@@ -11,8 +11,9 @@ contract's columns (``../shared/spec/interface.md``) with polars expressions:
 - ``[Result]``: a decided result in a game where a player made no move (fewer than two half-moves)
   becomes a forfeit, ``+--`` / ``--+`` (FIDE B.02 5.1: unplayed games are not rated); ``*`` stays ``*``
   and ``elo-batch run`` rejects it with its reason.
-- ``[Date]`` (``2022.01.15``): a full date -> ``date``; year and month only -> ``period``; otherwise
-  unknown: left empty and reported, never guessed. ``[EventDate]`` -> ``event_date`` (information only).
+- ``[Date]`` (``2022.01.15``): a full date -> ``date``; year and month only -> ``period``; otherwise the
+  event's full ``[EventDate]`` when there is one (noted); else unknown: left empty and reported, never
+  guessed. ``[EventDate]`` -> ``event_date``.
 - ``[Event]`` -> ``event_id``, ``[Round]`` -> ``round``; ``game_id`` = ``<file>#<n>``.
 
 Every game read is written; each row's ``note`` says what was flagged.
@@ -20,6 +21,7 @@ Every game read is written; each row's ``note`` says what was flagged.
 
 from __future__ import annotations
 
+import codecs
 import glob
 import io
 import os
@@ -200,7 +202,10 @@ def _archive_members(data: bytes, path: str, label: str) -> Iterator[tuple[str, 
 
 
 def _decode(data: bytes) -> str:
-    """PGN text: UTF-8 (with or without BOM), else Latin-1 as many older PGN files are."""
+    """PGN text: UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 as many older
+    PGN files are (a collection mixing encodings keeps its games; an undefined byte becomes U+FFFD)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return data.decode("utf-16", errors="replace")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -231,12 +236,18 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     year, month, day = (parts.struct.field(str(i)) for i in (1, 2, 3))
     known_month = year.str.contains(r"^\d{4}$") & month.str.contains(r"^\d{2}$")
     full = known_month & day.str.contains(r"^\d{2}$")
-    date = pl.when(full).then(pl.concat_str([year, month, day], separator="-").str.to_date("%Y-%m-%d", strict=False))
+    date: pl.Expr = pl.when(full).then(
+        pl.concat_str([year, month, day], separator="-").str.to_date("%Y-%m-%d", strict=False)
+    )
     month_only = known_month & ~full.fill_null(False)
     event_parts = _clean("EventDate").str.extract_groups(_DATE)
     event_date = pl.concat_str([event_parts.struct.field(str(i)) for i in (1, 2, 3)], separator="-").str.to_date(
         "%Y-%m-%d", strict=False
     )
+    # an unknown [Date] takes the event's start date when [EventDate] is a full date (FIDE rates an event
+    # with the list in force when it started, B.02 7.1 and fide-rules.md section 7)
+    from_event = ~known_month.fill_null(False) & event_date.is_not_null()
+    date = pl.when(from_event).then(event_date).otherwise(date)
     result = pl.coalesce(_clean("Result"), pl.col("movetext"))
     unplayed = pl.col("plies") < 2
     forfeit = unplayed & result.is_in(["1-0", "0-1"])
@@ -263,7 +274,8 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         forfeit.fill_null(False).alias("__forfeit"),
         (unplayed & (result == "1/2-1/2")).fill_null(False).alias("__unplayed_draw"),
         (result.is_null() | (result == "*")).alias("__unknown_result"),
-        (~known_month.fill_null(False)).alias("__unknown_date"),
+        (~known_month.fill_null(False) & ~from_event).alias("__unknown_date"),
+        from_event.alias("__date_from_event"),
         (full.fill_null(False) & date.is_null()).alias("__bad_date"),
         month_only.fill_null(False).alias("__month_only"),
     )
@@ -276,6 +288,11 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         ),
         pl.when("__unknown_date").then(pl.format("date '{}' unknown", pl.coalesce(pl.col("Date"), pl.lit("")))),
         pl.when("__bad_date").then(pl.format("date '{}' is not a calendar date", pl.col("Date"))),
+        pl.when("__date_from_event").then(
+            pl.format(
+                "date '{}' unknown: the event's date {} is used", pl.coalesce(pl.col("Date"), pl.lit("")), "EventDate"
+            )
+        ),
         pl.when("__month_only").then(pl.format("no day in date '{}': rated in period {}", "Date", "period")),
         pl.when("white_id_from_name").then(pl.lit("white identified by name (no WhiteFideId)")),
         pl.when("black_id_from_name").then(pl.lit("black identified by name (no BlackFideId)")),

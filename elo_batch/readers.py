@@ -61,7 +61,8 @@ def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...]
             and output folder when they sit inside the games folder). Files named one by one are kept.
 
     Returns:
-        File paths, folders and globs expanded in sorted order, duplicates removed.
+        File paths, folders and globs expanded in sorted order; a file named more than once (by
+        another spelling, a link, or a glob) is kept once, in its first place.
 
     Raises:
         InputMissingError: a path does not exist, a folder cannot be listed, or a glob or folder holds
@@ -93,7 +94,10 @@ def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...]
             found.extend(matched)
         else:
             raise InputMissingError("no such file", path=given, hint="check the path; globs must be quoted.")
-    return list(dict.fromkeys(found))
+    unique: dict[str, str] = {}
+    for path in found:  # one file named twice (./g.csv and g.csv, a path and a glob) is read once
+        unique.setdefault(os.path.realpath(path), path)
+    return list(unique.values())
 
 
 def _data_files(folder: str) -> list[str]:
@@ -268,6 +272,23 @@ _UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|
 _BINARY = {b"PK\x03\x04": "a zip archive or an Excel workbook", b"\x1f\x8b": "gzip-compressed"}
 
 
+def decode_text(data: bytes, path: str, encoding: str | None = None) -> tuple[str, str]:
+    """Bytes of a text input file as text, as every reader of elo-batch decodes them.
+
+    UTF-8 (with or without BOM) or UTF-16 with a BOM; else Windows-1252 when every byte is defined
+    there and nothing in the file is UTF-8; ``encoding`` forces one.
+
+    Returns:
+        The text and the encoding used.
+
+    Raises:
+        UsageError: ``encoding`` is not a known encoding.
+        InputDataError: the bytes are binary (zip, Excel, gzip, NUL characters), mix encodings, or are
+            not text in any of these encodings; the message names the line of the first bad byte.
+    """
+    return _decode(data, path, encoding)
+
+
 def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
     if encoding:
         try:
@@ -282,7 +303,7 @@ def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
             ) from exc
     for magic, kind in _BINARY.items():
         if data.startswith(magic):
-            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export the sheet as CSV.")
+            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export it as CSV text.")
     if data.startswith(codecs.BOM_UTF8):
         name = "utf-8-sig"
     elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):

@@ -174,7 +174,7 @@ def run(
     """
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
-        warehouse.check_available()
+        warehouse.check_available(duckdb_path)
     if objectstore.is_object_store(out):
         objectstore.check_available(out)
     progress = on_progress or (lambda step, done, total: None)

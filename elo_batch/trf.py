@@ -29,6 +29,7 @@ import polars as pl
 
 from elo_batch.errors import InputDataError, InputMissingError
 from elo_batch.gamesfile import GAMES_SCHEMA
+from elo_batch.readers import decode_text
 
 #: A rated or unplayed game result code -> the opponent's code on the other line.
 COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"}
@@ -103,10 +104,7 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
             data = handle.read()
     except OSError as exc:
         raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=path) from exc
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("cp1252", errors="replace")
+    text, _ = decode_text(data, path)
     header: dict[str, str] = {}
     round_dates: dict[int, str] = {}
     players: dict[str, list[Any]] = {k: [] for k in ("rank", "line", "name", "rating", "fide_id")}

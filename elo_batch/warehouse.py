@@ -30,13 +30,32 @@ def _duckdb() -> Any:
     return duckdb
 
 
-def check_available() -> None:
-    """Fail early, before any work, when ``--duckdb`` is asked for and duckdb is not installed.
+def check_available(database: str | None = None) -> None:
+    """Fail early, before any rating, when ``--duckdb`` cannot be used.
+
+    Args:
+        database: The DuckDB file to check (opened and closed; created if missing), or None to check
+            only that duckdb is installed.
 
     Raises:
         UsageError: duckdb is not installed.
+        OutputError: the database cannot be opened (missing folder, not a DuckDB file, locked).
     """
-    _duckdb()
+    duckdb = _duckdb()
+    if database is not None:
+        _connect(duckdb, database).close()
+
+
+def _connect(duckdb: Any, database: str) -> Any:
+    try:
+        return duckdb.connect(database)
+    except duckdb.Error as exc:
+        raise OutputError(
+            f"cannot open the DuckDB database ({_first_line(exc)})",
+            path=database,
+            hint="check that the folder exists, that the file is a DuckDB database and that no other process "
+            "holds it open.",
+        ) from exc
 
 
 def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> None:
@@ -49,25 +68,22 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
 
     Raises:
         UsageError: duckdb is not installed.
-        OutputError: the database cannot be opened (missing folder, locked by another process) or a
-            statement fails; the transaction is rolled back and the database keeps its previous rows.
+        OutputError: the database cannot be opened (missing folder, locked by another process), a
+            table has a column of another type than the period's (say ``player_id`` INTEGER, or a
+            ``--rounding none`` run into whole-point tables), or a statement fails; the transaction is
+            rolled back and the database keeps its previous rows.
     """
     duckdb = _duckdb()
-    try:
-        connection = duckdb.connect(database)
-    except duckdb.Error as exc:
-        raise OutputError(
-            f"cannot open the DuckDB database ({_first_line(exc)})",
-            path=database,
-            hint="check that the folder exists and that no other process holds the database open.",
-        ) from exc
+    connection = _connect(duckdb, database)
     try:
         connection.begin()
         for name, frame in tables.items():
             _replace(connection, name, period, frame)
         connection.commit()
-    except duckdb.Error as exc:
+    except (duckdb.Error, OutputError) as exc:
         connection.rollback()
+        if isinstance(exc, OutputError):
+            raise
         raise OutputError(
             f"cannot load period {period} into the DuckDB database ({_first_line(exc)})",
             path=database,
@@ -78,20 +94,28 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
 
 
 def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
+    untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
     incoming = frame.with_columns(pl.col(pl.Null).cast(pl.String))  # all-null columns: no type to give
     connection.register("incoming", incoming.to_arrow())
     try:
         connection.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM incoming LIMIT 0')
-        existing = {
-            row[0]
-            for row in connection.execute(
-                "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [name]
+        existing = dict(
+            connection.execute(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
             ).fetchall()
-        }
+        )
         types = dict(connection.execute("SELECT column_name, column_type FROM (DESCRIBE incoming)").fetchall())
         for column in incoming.columns:
             if column not in existing:
                 connection.execute(f'ALTER TABLE "{name}" ADD COLUMN "{column}" {types[column]}')
+            elif column not in untyped and existing[column] != types[column]:
+                raise OutputError(
+                    f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
+                    f"{types[column]}; nothing of period {period} was loaded",
+                    column="--duckdb",
+                    hint="load runs of one kind into one database (ids as text; --rounding none runs apart), "
+                    "or start a new database file.",
+                )
         connection.execute(f'DELETE FROM "{name}" WHERE period = ?', [period])
         connection.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
     finally:

@@ -304,3 +304,15 @@ def test_game_calculator_agrees_with_run_on_one_game(rating_a, rating_b, result,
     answer = _json(runner.invoke(app, ["game", str(rating_a), str(rating_b), "--result", score, "--k", str(k_a),
                                        "--k-b", str(k_b), "--period", "2026-10", "--json"]))  # fmt: skip
     assert (answer["players"]["a"]["change"], answer["players"]["b"]["change"]) == (changes["A"], changes["B"])
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "utf-16"])
+def test_tournament_results_file_in_a_legacy_encoding(tmp_path: Path, encoding: str) -> None:
+    """1850 (K 20) draws 1900 (written ½: D -50, PD .43, +0.07) and beats 1800 (D 50, PD .57, +0.43):
+    20 x 0.50 = +10."""
+    results = tmp_path / "results.txt"
+    results.write_bytes("1900 | ½\n1800 | 1\n".encode(encoding))
+    result = CliRunner().invoke(app, ["tournament", "--rating", "1850", "--k", "20", "--results", str(results),
+                                      "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["change"] == 10

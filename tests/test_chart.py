@@ -92,3 +92,9 @@ def test_folder_without_outputs_exits_66(cli, tmp_path: Path) -> None:
     result = cli("chart", tmp_path / "empty", "--player", "A")
     assert result.exit_code == 66
     assert "no ratings partitions found" in result.stderr
+
+
+def test_the_chart_is_a_png_by_name(cli, out: Path, tmp_path: Path) -> None:
+    result = cli("chart", out, "--player", "A", "-o", tmp_path / "chart.jpg")
+    assert result.exit_code == 2
+    assert "option -o: the chart is a PNG" in result.output

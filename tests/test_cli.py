@@ -238,3 +238,31 @@ def test_nested_and_binary_list_columns_pass_through_to_csv_as_json_and_hex(cli,
     a = read_table(out, "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
     assert (a["titles"], a["blob"]) == ('["FM","IM"]', "0001")
     assert [p.name for p in out.iterdir() if p.name.startswith(".") and p.is_dir()] == []  # no staging left
+
+
+def test_a_file_named_twice_is_read_once(cli, tmp_path, rating_list, monkeypatch) -> None:
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    monkeypatch.chdir(tmp_path)
+    result = cli("run", "g.csv", "./g.csv", games, "--ratings", rating_list, "--period", "2025-11", "--out", "out")
+    assert result.exit_code == 0, result.output
+    assert "1 rows read = 1 counted" in result.output
+
+
+def test_usage_errors_are_json_events_under_log_format_json(capsys) -> None:
+    from elo_batch.cli import console
+
+    status = console(["run", "g.csv", "--period", "2025-11", "--format", "xlsx", "--log-format", "json"])
+
+    assert status == 2
+    event = json.loads(capsys.readouterr().err.strip().splitlines()[-1])
+    assert (event["event"], event["exit_code"]) == ("error", 2)
+    assert "'xlsx' is not one of 'parquet', 'csv'" in event["message"]
+
+
+def test_option_errors_name_the_option_and_conflicting_rule_choices_are_refused(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0")
+    result = cli("run", games, "--period", "2025-13", "--out", tmp_path / "o")
+    assert "option --period: '2025-13' is not a rating period" in result.output
+    result = cli("run", games, "--period", "2025-11", "--rules", "elo", "--rule-set", "fide-2024-03", "--out", tmp_path)
+    assert result.exit_code == 2
+    assert "--rules elo and --rule-set fide-2024-03 ask for two different rule sets" in result.output

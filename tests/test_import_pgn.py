@@ -202,3 +202,34 @@ def _zip(path: Path) -> str:
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("notes.txt", "nothing")
     return str(path)
+
+
+def test_an_unknown_date_takes_the_full_event_date(tmp_path: Path) -> None:
+    pgn = tmp_path / "event.pgn"
+    pgn.write_text(
+        '[Event "Open"]\n[Date "????.??.??"]\n[EventDate "2025.10.01"]\n[White "A"]\n[Black "B"]\n'
+        '[WhiteFideId "1"]\n[BlackFideId "2"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n',
+        encoding="utf-8",
+    )
+    games, report = read_pgn([str(pgn)])
+    row = games.row(0, named=True)
+    assert str(row["date"]) == "2025-10-01"
+    assert "the event's date 2025.10.01 is used" in row["note"]
+    assert report.unknown_dates == 0
+
+
+def test_a_utf16_pgn_is_read(tmp_path: Path) -> None:
+    pgn = tmp_path / "u16.pgn"
+    pgn.write_bytes(
+        '[Event "Ölçü"]\n[Date "2025.10.02"]\n[White "Müller"]\n[Black "B"]\n[Result "0-1"]\n\n1. e4 e5 0-1\n'.encode(
+            "utf-16"
+        )
+    )
+    games, _ = read_pgn([str(pgn)])
+    assert (games["event_id"][0], games["white_id"][0], games["result"][0]) == ("Ölçü", "Müller", "0-1")
+
+
+def test_import_needs_a_known_output_file_type(cli, tmp_path: Path) -> None:
+    result = cli("import", "pgn", TATA, "-o", tmp_path / "games.xlsx")
+    assert result.exit_code == 2
+    assert "cannot tell the file type" in result.output

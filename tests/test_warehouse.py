@@ -98,3 +98,30 @@ def test_database_in_a_missing_folder_exits_73(cli, tmp_path: Path, inputs) -> N
     assert result.exit_code == 73
     assert "cannot open the DuckDB database" in result.stderr
     assert "Hint:" in result.stderr
+
+
+def test_a_table_with_other_column_types_is_refused_and_keeps_its_rows(cli, tmp_path: Path, inputs) -> None:
+    """A ratings table whose player_id is INTEGER would fold ids 0123 and 123 together: refused (73)."""
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+    with duckdb.connect(str(db)) as connection:
+        connection.execute("CREATE TABLE ratings (player_id INTEGER, period VARCHAR)")
+        connection.execute("INSERT INTO ratings VALUES (123, '2025-10')")
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o", "--duckdb", db)
+
+    assert result.exit_code == 73
+    assert "table ratings, column player_id: the database holds INTEGER, this period writes VARCHAR" in result.output
+    assert _count(db, "SELECT * FROM ratings") == [(123, "2025-10")]
+
+
+def test_a_bad_database_target_stops_before_anything_is_written(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    not_a_database = write_csv(tmp_path / "notes.duckdb", "this is not a database")
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o",
+                 "--duckdb", not_a_database)  # fmt: skip
+
+    assert result.exit_code == 73
+    assert "cannot open the DuckDB database" in result.output
+    assert not (tmp_path / "o" / "ratings").exists()
