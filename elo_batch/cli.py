@@ -25,7 +25,7 @@ from elo_batch import columns as c
 from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
 from elo_batch.chart import write_chart
-from elo_batch.config import RunConfig, parse_periods
+from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InputMissingError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
@@ -115,6 +115,14 @@ RoundingOpt = Annotated[
 ]
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
+ChunkRowsOpt = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help="Game inputs (Parquet) of more rows than this are streamed from their files in chunks of at most "
+        "this many rows instead of being read into memory.",
+    ),
+]
 
 
 @app.command("run")
@@ -139,12 +147,15 @@ def run_command(
         str | None,
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
+    chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
     def work() -> int:
         check_encoding(encoding)
-        config = _config(period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict)
+        config = _config(
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows
+        )
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
                 games,
@@ -180,6 +191,7 @@ def validate_command(
     rounding: RoundingOpt = None,
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
+    chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
 ) -> None:
     """Check the inputs as `run` would, write nothing; exit 65 when any row would be rejected.
 
@@ -188,7 +200,9 @@ def validate_command(
 
     def work() -> int:
         check_encoding(encoding)
-        config = _config(period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False)
+        config = _config(
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows
+        )
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             report = validate(games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar)
         return _log_validation(report, log_format)
@@ -207,6 +221,7 @@ def _config(
     no_700_rule: bool,
     rounding: RoundingChoice | None,
     strict: bool,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> RunConfig:
     return RunConfig(
         periods=parse_periods(period) if period is not None else (),
@@ -219,6 +234,7 @@ def _config(
         rule_700=False if no_700_rule else None,
         rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
         strict=strict,
+        chunk_rows=chunk_rows,
     )
 
 

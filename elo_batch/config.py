@@ -9,6 +9,8 @@ from typing import Literal
 from elo_batch.errors import UsageError
 from elo_batch.rules.sets import Cap, Expected, ListKind, Rounding, RuleSet, rule_set_for
 
+#: Default of ``--chunk-rows``: 20 million game rows take about 5 GB in memory.
+CHUNK_ROWS = 20_000_000
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 
 
@@ -23,6 +25,10 @@ class RunConfig:
         list_kind: ``standard``, ``rapid`` or ``blitz``.
         expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
         strict: Fail (exit 65) before writing anything when any input row is rejected.
+        chunk_rows: Game inputs (Parquet) of more rows than this are never read into memory whole:
+            they are read, checked and rated in chunks of at most this many rows, each time a pass
+            over the games needs them (the per-player sums of the chunks are exact integers, so the
+            result is that of one chunk).
     """
 
     periods: tuple[str, ...]
@@ -35,6 +41,7 @@ class RunConfig:
     rule_700: bool | None = None
     rounding: Rounding | None = None
     strict: bool = False
+    chunk_rows: int = CHUNK_ROWS
 
     def rules_for(self, period: str) -> RuleSet:
         """The rule set for ``period`` with this run's overrides applied.

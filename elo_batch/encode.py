@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, Any, Literal
 
 import polars as pl
 
 Format = Literal["parquet", "csv"]
+#: Parquet settings: zstd at level 1 (files about 2 % larger than at the default level 3, written in
+#: half the compression time), column statistics for warehouse pruning.
+PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "statistics": True}
 
 
-def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
+def csv_safe(frame: pl.DataFrame | pl.LazyFrame) -> Any:
     """The frame with the columns CSV cannot hold turned into text: nested ones (list, array, struct,
     e.g. pass-through columns of a Parquet rating list) as JSON, binary ones as hex; others unchanged."""
     converted = []
-    for name, dtype in frame.schema.items():
+    for name, dtype in frame.collect_schema().items():
         if isinstance(dtype, pl.Struct):
             converted.append(pl.col(name).struct.json_encode())
         elif isinstance(dtype, pl.List | pl.Array):
@@ -27,18 +30,32 @@ def csv_safe(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(converted) if converted else frame
 
 
-def write_table(frame: pl.DataFrame, target: str | Path | IO[bytes], fmt: Format) -> None:
-    """Write ``frame`` as CSV (UTF-8, comma, header; see :func:`csv_safe`) or Parquet (zstd, statistics).
+def write_table(frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format) -> int:
+    """Write ``frame`` as CSV (UTF-8, comma, header; see :func:`csv_safe`) or Parquet (:data:`PARQUET`).
 
-    The bytes depend only on the frame: the same frame gives the same file.
+    A lazy frame written to a path is run by the streaming engine straight into the file, never whole
+    in memory. The bytes depend only on the frame: the same frame gives the same file.
+
+    Returns:
+        The rows written.
     """
+    if isinstance(frame, pl.LazyFrame):
+        if not isinstance(target, str | Path):
+            frame = frame.collect()
+        else:
+            if fmt == "csv":
+                frame.pipe(csv_safe).sink_csv(target)
+                return pl.scan_csv(target, infer_schema=False).select(pl.len()).collect().item()
+            frame.sink_parquet(target, **PARQUET)
+            return pl.scan_parquet(target).select(pl.len()).collect().item()
     if fmt == "csv":
         csv_safe(frame).write_csv(target)
     else:
-        frame.write_parquet(target, compression="zstd", statistics=True)
+        frame.write_parquet(target, **PARQUET)
+    return frame.height
 
 
-def table_bytes(frame: pl.DataFrame, fmt: Format) -> bytes:
+def table_bytes(frame: pl.DataFrame | pl.LazyFrame, fmt: Format) -> bytes:
     """The file :func:`write_table` would write, as bytes (for object stores)."""
     buffer = io.BytesIO()
     write_table(frame, buffer, fmt)

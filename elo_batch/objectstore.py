@@ -121,7 +121,7 @@ def put_object(uri: str, data: bytes) -> None:
 def write_period(
     out: str,
     period: str,
-    tables: dict[str, pl.DataFrame],
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
 ) -> dict[str, str]:
@@ -130,7 +130,7 @@ def write_period(
     Args:
         out: ``scheme://bucket/prefix``.
         period: Month of play, ``YYYY-MM``.
-        tables: ``ratings``, ``audit`` and ``rejected`` frames.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames (lazy ones are run first).
         manifest: JSON-serialisable record of the run; ``outputs`` (URIs) and ``objects`` (size, sha256)
             are added.
         fmt: ``parquet`` (zstd) or ``csv``.
@@ -149,7 +149,8 @@ def write_period(
     objects: dict[str, dict[str, Any]] = {}
     keys: set[str] = set()
     try:
-        for name, frame in tables.items():
+        for name, table in tables.items():
+            frame = table.collect() if isinstance(table, pl.LazyFrame) else table  # the object is whole anyway
             data = table_bytes(frame, fmt)
             key = _join(prefix, name, f"period={period}", f"part-0.{fmt}")
             obstore.put(store, key, data)

@@ -1,14 +1,26 @@
-"""Rate one rating period as one lazy polars plan, and a range of periods (the only loop, over months).
+"""Rate one rating period with whole-column polars plans, and a range of periods (the only loop, over months).
 
-Inside a period nothing is sequential: every game uses the ratings in force, so the games of the
-period become game sides (one row per player and game), the sides are joined to the list, and the
-per-player sums, K, change and new list follow as whole-column expressions.
+Inside a period nothing is sequential: every game uses the ratings in force. Each player gets a dense
+index (players of the list in force first, in list order, then players absent from it), looked up once
+per game row, so that everything per player afterwards is a gather or a group-by over integers:
+
+1. the period table: the period's rows with the two players' indices (the only hash joins on player
+   ids, through 64-bit hashes checked against the ids), without names or ids;
+2. the game sides (one per player and game), derived from the table, give each player's sums of
+   games, score and expected score (exact integer hundredths), hence K and the change;
+3. the audit is a lazy plan that gathers both sides of every table row in input order; the writer runs
+   it in chunks, so it never has to fit in memory at once.
+
+The rows may be in memory or a plan that reads the input files again (``--chunk-rows``); the queries
+over them run on polars' streaming engine, chunk by chunk, and the per-player sums are exact, so the
+result does not depend on the chunking.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Final, Literal
 
 import polars as pl
 
@@ -19,10 +31,24 @@ from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
 from elo_batch.rules.sets import RuleSet
-from elo_batch.validate import GamesInput
+from elo_batch.validate import CANONICAL_SCHEMA, GamesInput
 
 #: Ratings and changes kept fractional (``--rounding none``): written with exactly 2 decimals.
 RATING_2DP = pl.Decimal(12, 2)
+#: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
+#: memory stays bounded by the players, not the games.
+ENGINE: Final = "streaming"
+Engine = Literal["in-memory", "streaming"]
+
+#: Columns of the period table (plus ``__w``, ``__b``: the players' dense indices): what the sums and
+#: the audit need of each row, ids and names excluded.
+_TABLE = (
+    "row_key", c.GAME_ID, c.SOURCE_ROW, c.DATE, c.EVENT_ID, c.ROUND, "one_sided", "forfeit", "duplicate",
+    "score100", c.WHITE_RATING, c.BLACK_RATING,
+)  # fmt: skip
+#: Why a game side is not counted, by precedence (``__code`` 1..5; 0 = counted). Code 4 is the
+#: pending-first-rating reason under rule sets with initial ratings, else "unrated player".
+_DUPLICATE, _FORFEIT, _UNRATED_OPPONENT, _UNRATED_PLAYER, _GAP = 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -53,7 +79,8 @@ class PeriodResult:
         period: Month of play, ``YYYY-MM``.
         rule_set: The rules applied.
         ratings: The new rating list (one row per player, sorted by ``player_id``).
-        audit: One row per game side considered, in input order.
+        audit: One row per game side considered, in input order: a lazy plan, run when it is written.
+        audit_rows: Rows of ``audit``.
         rejected: Rejected input rows attributed to this period, in input order.
         counts: Row accounting.
         warnings: Things the user should know that did not stop the run.
@@ -62,7 +89,8 @@ class PeriodResult:
     period: str
     rule_set: RuleSet
     ratings: pl.DataFrame
-    audit: pl.DataFrame
+    audit: pl.LazyFrame
+    audit_rows: int
     rejected: pl.DataFrame
     counts: Counts
     warnings: tuple[str, ...]
@@ -113,47 +141,45 @@ def rate_period(
             from the game rows (a range run without ``--ratings``).
 
     Returns:
-        The period's ratings, audit, rejected rows and counts.
+        The period's ratings, audit (a lazy plan), rejected rows and counts.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
-    sides = _sides(rows)
-    listed, warnings = _period_list(rating_list, sides, add_players_from_games)
-    sides = _rate_sides(sides, listed, rules)
-    pools = pool_first_ratings(sides, listed, rules, period)
-    players = _players(sides, listed, pools, rules, period)
-    audit = _audit(sides, players, pools, rules, period)
+    listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    in_memory = isinstance(games.rows, pl.DataFrame)
+    table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
+    list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
+    sides = _sides(table, list_rating, rules)
+    pending = _pending_sides(sides, ids, rules)
+    pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
+    flags = _pending_flags(pending, pools)
+    players = _players(sides, pending, listed, ids, pools, rules, period)
     if rules.rounding == "game":
-        per_game = audit.group_by(c.PLAYER_ID).agg(
-            engine.round_half_away_100(pl.col("__kdev100")).sum().alias("__game_change")
-        )
-        players = (
-            players.join(per_game, on=c.PLAYER_ID, how="left")
-            .with_columns(
-                pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col("__game_change").fill_null(0)).alias(c.CHANGE)
-            )
-            .drop("__game_change")
-        )
-    ratings_lf = _finish_list(players, rules, period)
-    row_counted = audit.group_by("row_key").agg(pl.col(c.COUNTED).any()).select(pl.col(c.COUNTED).sum())
-    ratings, audit_df, counted_df, period_rows = pl.collect_all(
-        [
-            ratings_lf.sort(c.PLAYER_ID),
-            audit.sort("row_key", "__side").drop("row_key", "__side", "__kdev100"),
-            row_counted,
-            rows.select(pl.len()),
-        ]
+        players = _change_by_game(players, sides, rules)
+    counted_side = pl.col("__rated") | _is_in_keys(pl.col("__key"), flags["published"])
+    not_counted_rows = (  # rows none of whose sides count
+        sides.filter(~counted_side)
+        .group_by("row_key")
+        .agg(pl.len(), pl.col("one_sided").first())
+        .filter(pl.col("len") == pl.when("one_sided").then(1).otherwise(2))
+        .select(pl.len())
     )
+    ratings, uncounted = pl.collect_all(
+        [_finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID), not_counted_rows],
+        engine=ENGINE,
+    )
+    source_file = games.source_file(pl.col("row_key"))
+    audit = _audit(table, ids, list_rating, players, flags, source_file, games.absent, rules, period)
     rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
-    in_period = period_rows.item()
-    counted = int(counted_df.item() or 0)
+    in_period = table.height
+    counted = in_period - uncounted.item()
     other = (
-        games.rows.filter(pl.col(c.PERIOD) != period).height
+        sum(rows for month, rows in games.period_rows.items() if month != period)
         + games.rejected.filter(pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)).height
     )
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
@@ -162,51 +188,35 @@ def rate_period(
             f"period {period}: rows do not reconcile ({counts}); nothing was written for this period",
             hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
         )
-    return PeriodResult(period, rules, ratings, audit_df, rejected, counts, tuple(warnings))
-
-
-def _sides(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per game side: both sides of a two-sided game, the player's side of a one-sided row."""
-    common = [
-        "row_key", c.GAME_ID, c.SOURCE_FILE, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE,
-        "one_sided", "forfeit", "duplicate",
-    ]  # fmt: skip
-    white = rows.select(
-        *common,
-        pl.lit(0, pl.Int8).alias("__side"),
-        pl.col(c.WHITE_ID).alias(c.PLAYER_ID),
-        pl.col(c.BLACK_ID).alias(c.OPPONENT_ID),
-        pl.when(~pl.col("one_sided")).then(pl.lit("white")).alias(c.COLOUR),
-        pl.col("score100"),
-        pl.col(c.WHITE_RATING).alias("__ro_game"),
-        pl.col(c.BLACK_RATING).alias("__rc_game"),
-    )
-    black = rows.filter(~pl.col("one_sided")).select(
-        *common,
-        pl.lit(1, pl.Int8).alias("__side"),
-        pl.col(c.BLACK_ID).alias(c.PLAYER_ID),
-        pl.col(c.WHITE_ID).alias(c.OPPONENT_ID),
-        pl.lit("black").alias(c.COLOUR),
-        (100 - pl.col("score100")).cast(pl.Int16).alias("score100"),
-        pl.col(c.BLACK_RATING).alias("__ro_game"),
-        pl.col(c.WHITE_RATING).alias("__rc_game"),
-    )
-    return pl.concat([white, black])
+    audit_rows = in_period + table.select((~pl.col("one_sided")).sum()).item()
+    return PeriodResult(period, rules, ratings, audit, audit_rows, rejected, counts, tuple(warnings))
 
 
 def _period_list(
-    rating_list: pl.DataFrame | None, sides: pl.LazyFrame, add_players_from_games: bool
-) -> tuple[pl.LazyFrame, list[str]]:
+    rating_list: pl.DataFrame | None, rows: pl.LazyFrame, add_players_from_games: bool
+) -> tuple[pl.DataFrame, list[str]]:
     """The list in force; without one, every player met in the games with their first game's rating."""
     warnings: list[str] = []
     if rating_list is not None and not add_players_from_games:
-        return rating_list.lazy(), warnings
-    ordered = sides.sort(c.DATE, "row_key", "__side", nulls_last=True)
-    from_games = ordered.group_by(c.PLAYER_ID, maintain_order=True).agg(
-        pl.col("__ro_game").drop_nulls().first().alias(c.RATING),
-        pl.col("__ro_game").drop_nulls().n_unique().alias("__ratings_seen"),
+        return rating_list, warnings
+    white = rows.select(
+        c.DATE, "row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).alias(c.PLAYER_ID),
+        pl.col(c.WHITE_RATING).alias("__ro_game"),
+    )  # fmt: skip
+    black = rows.filter(~pl.col("one_sided")).select(
+        c.DATE, "row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).alias(c.PLAYER_ID),
+        pl.col(c.BLACK_RATING).alias("__ro_game"),
+    )  # fmt: skip
+    ordered = pl.concat([white, black]).sort(c.DATE, "row_key", "__side", nulls_last=True)
+    from_games = (
+        ordered.group_by(c.PLAYER_ID, maintain_order=True)
+        .agg(
+            pl.col("__ro_game").drop_nulls().first().alias(c.RATING),
+            pl.col("__ro_game").drop_nulls().n_unique().alias("__ratings_seen"),
+        )
+        .collect()
     )
-    differing = from_games.filter(pl.col("__ratings_seen") > 1).select(pl.len()).collect().item()
+    differing = from_games.filter(pl.col("__ratings_seen") > 1).height
     if differing:
         warnings.append(
             f"{differing} player(s) have different ratings on different game rows; each player's rating "
@@ -220,77 +230,273 @@ def _period_list(
     )
     if rating_list is None:
         return synthetic, warnings
-    known = rating_list.lazy()
-    return pl.concat([known, synthetic.join(known, on=c.PLAYER_ID, how="anti")], how="diagonal_relaxed"), warnings
+    added = synthetic.join(rating_list, on=c.PLAYER_ID, how="anti", maintain_order="left")
+    return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
-def _rate_sides(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
-    """Join each side to the list, decide whether it counts and compute D, PD and score - PD."""
-    ratings = listed.select(c.PLAYER_ID, c.RATING)
-    sides = sides.join(ratings.rename({c.RATING: "__ro_list"}), on=c.PLAYER_ID, how="left", maintain_order="left").join(
-        ratings.rename({c.PLAYER_ID: c.OPPONENT_ID, c.RATING: "__rc_list"}),
-        on=c.OPPONENT_ID,
-        how="left",
-        maintain_order="left",
+def _period_table(
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine
+) -> tuple[pl.DataFrame, pl.Series]:
+    """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
+
+    Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
+    first appearance. Columns no input has (``absent``) are constants, not stored. Returns the table and
+    the player ids by index.
+    """
+    ids = listed[c.PLAYER_ID]
+    kept = [name for name in _TABLE if name not in absent]
+    # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
+    carried = [] if engine == "in-memory" else kept
+    table = _look_up_players(rows, ids, carried, engine, hashed=True)
+    if table["__collision"].any():  # two ids with the same 64-bit hash: look up by the ids themselves
+        table = _look_up_players(rows, ids, carried, engine, hashed=False)
+    if not carried:
+        table = pl.concat([rows.select(kept).collect(engine=engine), table], how="horizontal")
+    table = table.drop("__collision").with_columns(
+        pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) for name in _TABLE if name in absent
     )
-    ro = pl.coalesce("__ro_game", "__ro_list")
-    rc = pl.coalesce("__rc_game", "__rc_list")
+    positions = table.select(pl.arg_where(pl.col("__unlisted"))).to_series()
+    if positions.len() == 0:
+        return table.drop("__unlisted"), ids
+    keys = table["row_key"].gather(positions)
+    found = (
+        rows.filter(pl.col("row_key").is_in(keys.implode()))
+        .select("row_key", c.WHITE_ID, c.BLACK_ID)
+        .collect(engine=engine)
+        .sort("row_key")
+    )
+    seen = pl.concat(
+        [
+            found.select("row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
+            found.select("row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
+        ]
+    ).sort("row_key", "__side")
+    unlisted = (
+        seen.drop_nulls(c.PLAYER_ID)
+        .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
+        .select(c.PLAYER_ID)
+        .unique(maintain_order=True)
+        .with_row_index("__idx", offset=ids.len())
+    )
+    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index("__idx"), unlisted])
+    filled = found.join(
+        every.rename({c.PLAYER_ID: c.WHITE_ID, "__idx": "__w"}), on=c.WHITE_ID, how="left", maintain_order="left"
+    ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, "__idx": "__b"}), on=c.BLACK_ID, how="left", maintain_order="left")
+    table = table.drop("__unlisted").with_columns(
+        table["__w"].scatter(positions, filled["__w"]),
+        table["__b"].scatter(positions, filled["__b"]),
+    )
+    return table, pl.concat([ids, unlisted[c.PLAYER_ID]])
+
+
+def _look_up_players(
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, *, hashed: bool
+) -> pl.DataFrame:
+    """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
+
+    With ``hashed``, the ids are joined through their 64-bit hashes (integer keys: a faster join) and
+    every match is checked against the id itself: ``__collision`` marks a row where a hash matched a
+    different id (then the caller looks up by the ids themselves).
+    """
+
+    def key(ids: pl.Expr) -> pl.Expr:
+        return ids.hash() if hashed else ids
+
+    index = pl.DataFrame({"__key": ids}).select(key(pl.col("__key"))).with_row_index("__idx")
+    if hashed and index["__key"].n_unique() < index.height:  # two listed ids with the same hash
+        return _look_up_players(rows, ids, columns, engine, hashed=False)
+    listed = pl.lit(ids)
+    collision = (listed.gather("__w") != pl.col(c.WHITE_ID)) | (listed.gather("__b") != pl.col(c.BLACK_ID))
+    return (
+        rows.with_columns(key(pl.col(c.WHITE_ID)).alias("__wk"), key(pl.col(c.BLACK_ID)).alias("__bk"))
+        .join(index.lazy().rename({"__key": "__wk", "__idx": "__w"}), on="__wk", how="left", maintain_order="left")
+        .join(index.lazy().rename({"__key": "__bk", "__idx": "__b"}), on="__bk", how="left", maintain_order="left")
+        .select(
+            *columns,
+            "__w",
+            "__b",
+            (pl.col("__w").is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col("__b").is_null())).alias(
+                "__unlisted"
+            ),
+            (collision.fill_null(False) if hashed else pl.lit(False)).alias("__collision"),
+        )
+        .collect(engine=engine)
+    )
+
+
+def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """The ratings used for each game side, whether it counts (``__code``), D, PD and score - PD.
+
+    ``sides`` has, per side, the player's and the opponent's index (``__idx``, ``__opp``), the player's
+    score in hundredths (``__score100``), the ratings on the game row (``__ro_game``, ``__rc_game``) and
+    the row's ``one_sided``, ``forfeit`` and ``duplicate``. Adds ``rating``, ``opponent_rating``,
+    ``__code``, ``__rated``, ``rating_diff``, ``capped``, ``__pd100`` and ``__dev100`` (hundredths).
+    """
+    ratings = pl.lit(list_rating)
+    sides = sides.with_columns(
+        ratings.gather(pl.col("__idx")).alias("__ro_list"),
+        ratings.gather(pl.col("__opp")).alias("__rc_list"),
+    ).with_columns(
+        pl.coalesce("__ro_game", "__ro_list").alias(c.RATING),
+        pl.coalesce("__rc_game", "__rc_list").alias(c.OPPONENT_RATING),
+    )
+    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col("one_sided")).then(rc.is_not_null()).otherwise(pl.col("__rc_list").is_not_null())
-    player_rated = pl.col("__ro_list").is_not_null()
     gap = (
         (rules.gap_600_rule & ((ro - rc).abs() >= 600) & ((ro > 2600) | (rc > 2600)))
         if rules.gap_600_rule
         else pl.lit(False)
     )
-    reason = (
+    code = (
         pl.when(pl.col("duplicate"))
-        .then(pl.lit(c.DUPLICATE_ROW))
+        .then(_DUPLICATE)
         .when(pl.col("forfeit"))
-        .then(pl.lit(c.FORFEIT))
+        .then(_FORFEIT)
         .when(~opponent_rated)
-        .then(pl.lit(c.UNRATED_OPPONENT))
-        .when(~player_rated)
-        .then(pl.lit(c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER))
+        .then(_UNRATED_OPPONENT)
+        .when(pl.col("__ro_list").is_null())
+        .then(_UNRATED_PLAYER)
         .when(gap.fill_null(False))
-        .then(pl.lit(c.GAP_600))
+        .then(_GAP)
+        .otherwise(0)
+        .cast(pl.UInt8)
     )
+    sides = sides.with_columns(code.alias("__code")).with_columns((pl.col("__code") == 0).alias("__rated"))
     sides = sides.with_columns(
-        ro.alias(c.RATING),
-        rc.alias(c.OPPONENT_RATING),
-        player_rated.alias("__player_rated"),
-        reason.alias(c.REASON),
-    ).with_columns(pl.col(c.REASON).is_null().alias("__rated"))
-    diff = engine.capped_difference(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules.cap_400)
-    sides = sides.with_columns(
-        pl.when("__rated").then(diff).alias(c.RATING_DIFF),
-        pl.when("__rated")
-        .then(engine.is_capped(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules.cap_400))
-        .alias(c.CAPPED),
+        pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400)).alias(c.RATING_DIFF),
+        pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400)).alias(c.CAPPED),
     )
     pd100 = engine.expected_score_100(pl.col(c.RATING_DIFF), rules.expected)
     return sides.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
-        pl.when("__rated").then(pl.col("score100") - pl.col("__pd100")).alias("__dev100")
+        pl.when("__rated").then(pl.col("__score100") - pl.col("__pd100")).alias("__dev100")
     )
+
+
+def _side(white: bool) -> list[pl.Expr]:
+    """A row of the period table as its white (or black) side, from that player's point of view."""
+    me, other = ("__w", "__b") if white else ("__b", "__w")
+    game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
+    return [
+        (2 * pl.col("row_key") + (0 if white else 1)).alias("__key"),
+        pl.col(me).alias("__idx"),
+        pl.col(other).alias("__opp"),
+        (pl.col("score100") if white else (100 - pl.col("score100")).cast(pl.Int16)).alias("__score100"),
+        pl.col(game_ro).alias("__ro_game"),
+        pl.col(game_rc).alias("__rc_game"),
+    ]
+
+
+def _sides(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """Both sides of two-sided games and the player's side of one-sided rows, from the period table
+    (white sides first; :func:`_audit` puts them in input order)."""
+    row = ["row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate"]
+    white = table.lazy().select(*row, *_side(True))
+    black = table.lazy().filter(~pl.col("one_sided")).select(*row, *_side(False))
+    return _rate_sides(pl.concat([white, black]), list_rating, rules)
+
+
+def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.DataFrame:
+    """Sides of unrated players against rated opponents, as :func:`pool_first_ratings` reads them
+    (none under rule sets without initial ratings)."""
+    return (
+        sides.filter((pl.col("__code") == _UNRATED_PLAYER) & rules.initial_ratings)
+        .select(
+            "__key",
+            "__idx",
+            "row_key",
+            c.DATE,
+            c.EVENT_ID,
+            pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
+            pl.col("__score100").alias("score100"),
+            c.OPPONENT_RATING,
+            pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON),
+        )
+        .collect(engine=ENGINE)
+    )
+
+
+def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> dict[str, pl.Series]:
+    """Keys (``__key``) of the pending sides that count for a published first rating, and of those ignored
+    as a first event scored zero (B.02 8.2.1)."""
+    first = pending.select("__key", c.PLAYER_ID, c.EVENT_ID).join(
+        pools.select(c.PLAYER_ID, "__published", "__ignored_events"), on=c.PLAYER_ID, how="left"
+    )
+    ignored = pl.col("__ignored_events").list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
+    published = pl.col("__published").fill_null(False) & ~ignored
+    return {
+        "ignored": first.filter(ignored)["__key"],
+        "published": first.filter(published)["__key"],
+    }
+
+
+def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
+    return key.is_in(keys.implode()) if keys.len() else pl.lit(False)
+
+
+def _sum_engine(rules: RuleSet) -> Engine:
+    """The engine for per-player sums: streaming where they are exact integers (table 8.1.2, whole
+    ratings), else in-memory, which adds floating-point values in row order, so that a run gives the same
+    last digits every time."""
+    return ENGINE if rules.expected == "table" and rules.rounding != "none" else "in-memory"
 
 
 def _players(
-    sides: pl.LazyFrame, listed: pl.LazyFrame, pools: pl.LazyFrame, rules: RuleSet, period: str
-) -> pl.LazyFrame:
-    """Per-player sums over the period, K after the 700 rule, and the rounded change."""
-    rated = pl.col("__rated")
-    versus_rated = rated | pl.col(c.REASON).is_in([c.PENDING_FIRST_RATING])
-    sums = sides.group_by(c.PLAYER_ID).agg(
-        rated.sum().cast(pl.Int64).alias("__n"),
-        pl.col("__dev100").filter(rated).sum().alias("__dev100"),
-        pl.col("score100").filter(rated).sum().cast(pl.Int64).alias("__w100"),
-        pl.col("__pd100").filter(rated).sum().alias("__pd100"),
-        versus_rated.sum().cast(pl.Int64).alias("__perf_n"),
-        pl.col(c.OPPONENT_RATING).filter(versus_rated).sum().cast(pl.Int64).alias("__perf_opp"),
-        (pl.col("score100").filter(versus_rated) // 50).sum().cast(pl.Int64).alias("__perf_w2"),
+    sides: pl.LazyFrame,
+    pending: pl.DataFrame,
+    listed: pl.DataFrame,
+    ids: pl.Series,
+    pools: pl.DataFrame,
+    rules: RuleSet,
+    period: str,
+) -> pl.DataFrame:
+    """Per-player sums over the period, K after the 700 rule, and the rounded change, by player index.
+
+    One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
+    force and the unrated players with pooled games.
+    """
+    # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
+    # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
+    # a rated player, or the pending sums of an unrated one.
+    exact = rules.expected == "table"  # PD in whole hundredths: sum(score - PD) = sum(score) - sum(PD)
+    rated_sums = (
+        sides.filter("__rated")
+        .group_by("__idx")
+        .agg(
+            pl.len().cast(pl.Int64).alias("__n"),
+            pl.col("__score100").sum().cast(pl.Int64).alias("__w100"),
+            pl.col("__pd100").sum(),
+            pl.col(c.OPPONENT_RATING).sum().alias("__opp"),
+            *([] if exact else [pl.col("__dev100").sum()]),
+        )
     )
-    newcomers = pools.select(c.PLAYER_ID).join(listed, on=c.PLAYER_ID, how="anti")
-    universe = pl.concat([listed, newcomers], how="diagonal_relaxed")
-    players = universe.join(sums, on=c.PLAYER_ID, how="left").join(pools, on=c.PLAYER_ID, how="left")
+    if exact:
+        rated_sums = rated_sums.with_columns((pl.col("__w100") - pl.col("__pd100")).alias("__dev100"))
+    rated = rated_sums.collect(engine=_sum_engine(rules))
+    pending_sums = pending.group_by("__idx").agg(
+        pl.len().cast(pl.Int64).alias("__pending_n"),
+        pl.col(c.OPPONENT_RATING).sum().alias("__pending_opp"),
+        (pl.col("score100") // 50).sum().cast(pl.Int64).alias("__pending_w2"),
+    )
+    sums = rated.join(pending_sums, on="__idx", how="full", coalesce=True).select(
+        "__idx",
+        "__n",
+        "__dev100",
+        "__w100",
+        "__pd100",
+        pl.coalesce("__n", "__pending_n").alias("__perf_n"),
+        pl.coalesce("__opp", "__pending_opp").cast(pl.Int64).alias("__perf_opp"),
+        pl.coalesce(pl.col("__w100") // 50, "__pending_w2").alias("__perf_w2"),
+    )
+    unlisted = pl.DataFrame({c.PLAYER_ID: ids.slice(listed.height)})
+    universe = pl.concat([listed, unlisted], how="diagonal_relaxed").with_row_index("__idx")
+    pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias("__pooled"))
+    players = (
+        universe.join(sums, on="__idx", how="left", maintain_order="left")
+        .join(pools, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .join(pooled, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .with_columns(((pl.col("__idx") < listed.height) | pl.col("__pooled").fill_null(False)).alias("__output"))
+        .drop("__pooled")
+    )
     n = pl.col("__n").fill_null(0)
     year = int(period[:4])
     if rules.k_rule == "fixed":
@@ -320,44 +526,102 @@ def _players(
     return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
 
 
-def _audit(
-    sides: pl.LazyFrame, players: pl.LazyFrame, pools: pl.LazyFrame, rules: RuleSet, period: str
-) -> pl.LazyFrame:
-    """One row per game side: the ratings, D, PD, K and K x (score - PD) used, or why it did not count."""
-    k_used = players.select(c.PLAYER_ID, c.K_USED)
-    first = pools.select(c.PLAYER_ID, "__published", "__ignored_events")
-    sides = sides.join(k_used, on=c.PLAYER_ID, how="left", maintain_order="left").join(
-        first, on=c.PLAYER_ID, how="left", maintain_order="left"
+def _change_by_game(players: pl.DataFrame, sides: pl.LazyFrame, rules: RuleSet) -> pl.DataFrame:
+    """``--rounding game``: the change is the sum of each game's K x (score - PD), each rounded."""
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
+    per_game = (
+        sides.filter("__rated")
+        .group_by("__idx")
+        .agg(engine.round_half_away_100(k_used * pl.col("__dev100")).sum().alias("__game_change"))
+        .collect(engine=_sum_engine(rules))
     )
-    pending = pl.col(c.REASON) == c.PENDING_FIRST_RATING
-    ignored = pending & pl.col("__ignored_events").list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
-    published = pending & pl.col("__published").fill_null(False) & ~ignored
-    reason = pl.when(ignored).then(pl.lit(c.FIRST_EVENT_ZERO)).when(published).then(None).otherwise(pl.col(c.REASON))
-    kdev100 = pl.when("__rated").then(pl.col(c.K_USED) * pl.col("__dev100"))
-    return sides.select(
-        "row_key",
+    return (
+        players.join(per_game, on="__idx", how="left", maintain_order="left")
+        .with_columns(
+            pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col("__game_change").fill_null(0)).alias(c.CHANGE)
+        )
+        .drop("__game_change")
+    )
+
+
+def _audit(
+    table: pl.DataFrame,
+    ids: pl.Series,
+    list_rating: pl.Series,
+    players: pl.DataFrame,
+    flags: dict[str, pl.Series],
+    source_file: pl.Expr,
+    absent: frozenset[str],
+    rules: RuleSet,
+    period: str,
+) -> pl.LazyFrame:
+    """One row per game side, in input order: the ratings, D, PD, K and K x (score - PD) used, or why it
+    did not count. A lazy plan over the period table, run in chunks when it is written.
+
+    Output row ``j`` is side ``j % 2`` (white, black) of table row ``j // 2`` (the black side of a
+    one-sided row is left out); every column is gathered from the table's columns, or from the white
+    and black values laid end to end, then rated as :func:`_sides` rates them. Columns no input has
+    (``absent``) stay constants.
+    """
+    table = table.with_columns((100 - pl.col("score100")).cast(pl.Int16).alias("__black_score100"))
+    n = table.height
+
+    def row(name: str) -> pl.Expr:
+        if name in absent:
+            return pl.lit(None, CANONICAL_SCHEMA[name]).alias(name)
+        return pl.lit(table[name]).gather(pl.col("__at")).alias(name)
+
+    def side(name: str, white: str, black: str) -> pl.Expr:
+        if white in absent and black in absent:
+            return pl.lit(None, CANONICAL_SCHEMA[white]).alias(name)
+        both = pl.concat([table[white], table[black]], rechunk=True)
+        return pl.lit(both).gather(pl.col("__at") + pl.col("__side") * n).alias(name)
+
+    index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
+    order = pl.LazyFrame({"__j": pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
+        (pl.col("__j") // 2).alias("__at"), (pl.col("__j") % 2).alias("__side")
+    )
+    if table["one_sided"].any():
+        order = order.filter(~(pl.lit(table["one_sided"]).gather(pl.col("__at")) & (pl.col("__side") == 1)))
+    sides = order.select(
         "__side",
+        *(row(name) for name in ("row_key", "one_sided", "forfeit", "duplicate")),
+        side("__idx", "__w", "__b"),
+        side("__opp", "__b", "__w"),
+        side("__score100", "score100", "__black_score100"),
+        side("__ro_game", c.WHITE_RATING, c.BLACK_RATING),
+        side("__rc_game", c.BLACK_RATING, c.WHITE_RATING),
+        *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
+    ).with_columns((2 * pl.col("row_key") + pl.col("__side")).alias("__key"))
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
+    ignored = _is_in_keys(pl.col("__key"), flags["ignored"])
+    published = _is_in_keys(pl.col("__key"), flags["published"])
+    kdev100 = pl.when("__rated").then(k_used * pl.col("__dev100"))
+    pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
+    reasons = pl.Series(
+        [None, c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO],
+        dtype=pl.String,
+    )  # by __code; 6: a pending side of a first event scored zero (B.02 8.2.1)
+    reason = pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32)
+    colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__side")).cast(pl.UInt32)
+    return _rate_sides(sides, list_rating, rules).select(
         pl.lit(period).alias(c.PERIOD),
         c.GAME_ID,
-        c.SOURCE_FILE,
-        c.SOURCE_ROW,
-        c.EVENT_ID,
-        c.ROUND,
-        c.DATE,
-        c.PLAYER_ID,
-        c.OPPONENT_ID,
-        c.COLOUR,
+        source_file.alias(c.SOURCE_FILE),
+        *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),
+        pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
+        pl.lit(ids).gather(pl.col("__opp")).alias(c.OPPONENT_ID),
+        pl.lit(pl.Series(["white", "black"])).gather(colour).alias(c.COLOUR),
         _rating(pl.col(c.RATING), rules),
         _rating(pl.col(c.OPPONENT_RATING), rules),
         _rating(pl.col(c.RATING_DIFF), rules),
         c.CAPPED,
         _points(pl.col("__pd100"), rules).alias(c.EXPECTED_SCORE),
-        _points(pl.col("score100"), rules).alias(c.SCORE),
-        pl.when("__rated").then(pl.col(c.K_USED)).alias(c.K_USED),
+        _points(pl.col("__score100"), rules).alias(c.SCORE),
+        pl.when("__rated").then(k_used).alias(c.K_USED),
         _points(kdev100, rules).alias(c.K_CHANGE),
         (pl.col("__rated") | published).alias(c.COUNTED),
-        reason.alias(c.REASON),
-        kdev100.alias("__kdev100"),
+        pl.lit(reasons).gather(reason).alias(c.REASON),
     )
 
 

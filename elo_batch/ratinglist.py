@@ -242,6 +242,8 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
 
 
 def _one_row_per_player(table: pl.DataFrame) -> pl.DataFrame:
+    if table.select(pl.col(c.PLAYER_ID).n_unique()).item() == table.height:  # the usual list: nothing to drop
+        return table
     content = [n for n in table.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
     unique = table.unique(subset=content, keep="first", maintain_order=True)
     clash = unique.filter(pl.col(c.PLAYER_ID).is_duplicated())

@@ -198,6 +198,54 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
 
 
+def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame, InputFile]:
+    """Like :func:`read_table`, but a Parquet file is scanned, not read: its rows are read each time
+    the plan runs, a chunk at a time by the streaming engine, so that a file larger than memory can be
+    checked and rated. Other files are read whole by :func:`read_table`.
+
+    Raises:
+        As :func:`read_table`; a Parquet file whose footer cannot be read is refused here, damage
+        further in is found when the rows are read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(0)
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise InputMissingError(
+            f"cannot read the file ({exc.strerror or exc})",
+            path=path,
+            hint="check that the file exists and that this user may read it.",
+        ) from exc
+    if size == 0 or not (head == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES)):
+        whole, info = read_table(path, encoding=encoding)
+        return whole.lazy(), info
+    try:
+        scan = pl.scan_parquet(path)
+        columns = scan.collect_schema().names()
+        rows = scan.select(pl.len()).collect().item()
+    except Exception as exc:  # polars raises several kinds for a corrupt file
+        raise InputDataError(
+            f"not a readable Parquet file ({exc})",
+            path=path,
+            hint="the file may be truncated (an interrupted copy?); write it again.",
+        ) from exc
+    names = [_normalise(name) for name in columns]
+    _check_unique(columns, names, path)
+    frame = (
+        scan.with_columns(pl.col(pl.String).str.strip_chars())
+        .with_row_index("__source_row", offset=1)
+        .rename(dict(zip(columns, names, strict=True)))
+        .with_columns(
+            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(path, pl.String).alias(SOURCE_FILE)
+        )
+        .drop("__source_row")
+    )
+    return frame, InputFile(path, size, digest, rows, "parquet", None)
+
+
 def _no_header(path: str, what: str) -> InputDataError:
     return InputDataError(
         what,

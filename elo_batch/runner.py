@@ -6,11 +6,13 @@ progress and summaries go to the callbacks the caller passes.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
@@ -26,6 +28,23 @@ from elo_batch.writers import Format, check_writable, write_period
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
+#: Rows per chunk of polars' streaming engine unless ``--chunk-rows`` asks for fewer.
+STREAMING_CHUNK = 100_000
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _in_chunks(work: Callable[P, T]) -> Callable[P, T]:
+    """Run ``work`` (which takes ``config``) with the streaming engine's chunks at most
+    ``config.chunk_rows`` rows."""
+
+    @functools.wraps(work)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        rows = kwargs["config"].chunk_rows  # type: ignore[attr-defined]
+        with pl.Config(streaming_chunk_size=rows) if rows < STREAMING_CHUNK else contextlib.nullcontext():
+            return work(*args, **kwargs)
+
+    return wrapper
 
 
 @dataclass(frozen=True)
@@ -83,7 +102,9 @@ def load_inputs(
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     own = tuple(path for path in (ratings_path, out) if path and not objectstore.is_object_store(path))
-    games = load_games(games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own)
+    games = load_games(
+        games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
+    )
     rating_list, list_info = (
         load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
         if ratings_path
@@ -110,6 +131,7 @@ def rejected_in_run(games: GamesInput, periods: tuple[str, ...]) -> pl.DataFrame
     return games.rejected.filter(pl.col(c.PERIOD).is_null() | pl.col(c.PERIOD).is_in(list(periods)))
 
 
+@_in_chunks
 def run(
     games_paths: list[str],
     *,
@@ -170,11 +192,16 @@ def run(
         result = next(results)
         progress(f"writing {period}", 2 + 2 * index, total)
         warnings = notes + result.warnings
-        tables = {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
+        tables: dict[str, pl.DataFrame | pl.LazyFrame] = {
+            "ratings": result.ratings,
+            "audit": result.audit,
+            "rejected": result.rejected,
+        }
         manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
         outputs = write_period(out, result.period, tables, manifest, fmt)
         if duckdb_path:
-            warehouse.load_period(duckdb_path, result.period, tables)
+            loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
+            warehouse.load_period(duckdb_path, result.period, loaded)
             outputs = {**outputs, "duckdb": duckdb_path}
         summary = _summary(result, warnings, outputs)
         summaries.append(summary)
@@ -184,6 +211,7 @@ def run(
     return summaries
 
 
+@_in_chunks
 def validate(
     games_paths: list[str],
     *,
@@ -213,7 +241,7 @@ def validate(
         result = next(results)
         summaries.append(_summary(result, notes + result.warnings, {}))
     progress("done", total, total)
-    usable = games.rows.group_by(c.PERIOD).len().sort(c.PERIOD)
+    usable = games.rows.lazy().group_by(c.PERIOD).len().sort(c.PERIOD).collect(engine="streaming")
     return ValidationReport(
         files=games.files,
         rows_read=games.rows_read,
@@ -271,7 +299,7 @@ def _manifest(
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {
             "ratings": result.ratings.height,
-            "audit": result.audit.height,
+            "audit": result.audit_rows,
             "rejected": result.rejected.height,
         },
         "warnings": list(warnings),

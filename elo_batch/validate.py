@@ -6,15 +6,17 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
+import collections
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -83,19 +85,34 @@ class GamesInput:
     """All game rows of a run, checked.
 
     Attributes:
-        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order.
+        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order: in memory, or a lazy plan that reads
+            and checks the files again each time it runs (inputs larger than memory; see
+            :func:`load_games`).
         rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
         files: What was read, file by file.
+        period_rows: Rows of ``rows`` by period.
+        absent: Canonical columns no input file has (null in every row), such as ``event_id``.
     """
 
-    rows: pl.DataFrame
+    rows: pl.DataFrame | pl.LazyFrame
     rejected: pl.DataFrame
     files: tuple[InputFile, ...]
+    period_rows: dict[str, int]
+    absent: frozenset[str] = frozenset()
 
     @property
     def rows_read(self) -> int:
         """Data rows read over all files."""
         return sum(f.rows for f in self.files)
+
+    def source_file(self, row_key: pl.Expr) -> pl.Expr:
+        """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
+        file after file (see :func:`load_games`)."""
+        paths = pl.Series([f.path for f in self.files], dtype=pl.String)
+        if paths.n_unique() <= 1:
+            return pl.lit(paths[0] if len(paths) else None, pl.String)
+        starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
+        return pl.lit(paths).gather(pl.lit(starts).search_sorted(row_key, side="right").cast(pl.Int64) - 1)
 
 
 @dataclass(frozen=True)
@@ -111,6 +128,7 @@ def load_games(
     fractional_ratings: bool = False,
     encoding: str | None = None,
     exclude: tuple[str, ...] = (),
+    chunk_rows: int | None = None,
 ) -> GamesInput:
     """Read and check game files of either shape of the contract.
 
@@ -119,6 +137,10 @@ def load_games(
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
         exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
+        chunk_rows: When the Parquet inputs hold more rows than this, they are not read into memory:
+            ``rows`` is a plan that reads and checks them chunk by chunk each time it runs (the
+            rejected rows and repeated game_ids are found here, in passes over the files). None:
+            always in memory.
 
     Returns:
         Canonical rows, rejected rows and the files read.
@@ -127,30 +149,61 @@ def load_games(
         InputMissingError: a file is missing or unreadable.
         InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
     """
-    canonical: list[pl.DataFrame] = []
-    rejected: list[pl.DataFrame] = []
+    found = expand_paths(paths, exclude=exclude)
+    stream = chunk_rows is not None and sum(_parquet_rows(path) for path in found) > chunk_rows
+    plans: list[tuple[pl.LazyFrame, pl.LazyFrame]] = []  # canonical rows, rejected rows
+    checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     files: list[InputFile] = []
+    absent: set[str] | None = None
     offset = 0
-    for path in expand_paths(paths, exclude=exclude):
-        frame, info = read_table(path, encoding=encoding)
+    for path in found:
+        frame, info = scan_table(path, encoding=encoding) if stream else read_table(path, encoding=encoding)
         files.append(info)
-        good, bad = _check_file(frame, path, fractional_ratings)
-        canonical.append(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
-        rejected.append(bad)
-        offset += frame.height
-    rows = pl.concat(canonical) if canonical else pl.DataFrame(schema=CANONICAL_SCHEMA)
-    bad_rows = pl.concat(rejected) if rejected else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rows, reused = _mark_duplicates(rows)
+        good, bad, missing = _check_file(frame, path, fractional_ratings)
+        good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
+        if stream:
+            plans.append((good, bad))
+        else:  # check the file now, and let its raw rows go
+            good_rows, bad_rows = pl.collect_all([good, bad])
+            checked.append((good_rows, bad_rows))
+        absent = missing if absent is None else absent & missing
+        offset += info.rows
+    rows: pl.DataFrame | pl.LazyFrame
+    if stream:
+        rows = pl.concat([good for good, _ in plans])
+        bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
+    else:
+        rows = pl.concat([good for good, _ in checked]) if checked else pl.DataFrame(schema=CANONICAL_SCHEMA)
+        bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
+    rows, reused, period_rows = _mark_duplicates(rows)
     return GamesInput(
         rows,
         pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
         if reused.height
         else bad_rows,
         tuple(files),
+        period_rows,
+        frozenset(absent or ()),
     )
 
 
-def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _parquet_rows(path: str) -> int:
+    """Rows of a Parquet file from its footer (0 for anything else; errors are reported when it is read)."""
+    if not path.lower().endswith(PARQUET_SUFFIXES):
+        return 0
+    try:
+        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+    except Exception:  # not Parquet after all, or damaged: read_table says what is wrong
+        return 0
+
+
+def _check_file(
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool
+) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
+    """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
+    the file does not have."""
+    schema = table.collect_schema()
+    frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
@@ -164,7 +217,6 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
             path=path,
             hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
         )
-    schema = frame.schema
     _check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
@@ -172,14 +224,14 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    token = col.text(score_col).str.replace_all(r"\s+", "")
+    token = pl.col("__token")  # the result without whitespace, computed once per row below
     date_value, date_bad = col.date(c.DATE)
     candidates: list[_Check | None] = [
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
-        _Check(white, col.text(white).is_null(), pl.lit(f"missing {white}")),
-        _Check(black, col.text(black).is_null(), pl.lit(f"missing {black}")) if not one_sided else None,
-        _Check(black, col.text(white) == col.text(black), pl.lit("a player cannot play themselves")),
-        _Check(score_col, col.text(score_col).is_null(), pl.lit(f"missing {score_col}")),
+        _Check(white, col.missing(white), pl.lit(f"missing {white}")),
+        _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
+        _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
+        _Check(score_col, col.missing(score_col), pl.lit(f"missing {score_col}")),
         _Check(
             score_col,
             ~token.is_in(list(tokens)),
@@ -212,30 +264,34 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         *col.rating_checks(black_rating, fractional),
     ]
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
-    reason = _first(checks, lambda ch: ch.reason)
-    column = _first(checks, lambda ch: pl.lit(ch.column))
-    value = _first(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String))
     period = pl.coalesce(
         pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
         date_value.dt.strftime("%Y-%m"),
     )
-    flagged = frame.with_columns(
-        pl.int_range(0, pl.len(), dtype=pl.Int64).alias("row_key"),
-        reason.alias("__reason"),
-        column.alias("__column"),
-        value.alias("__value"),
+    # Each check runs once per row (the index of the first one failed); the messages are made for the
+    # failing rows only.
+    flagged = (
+        table.lazy()
+        .with_row_index("row_key")
+        .with_columns(
+            pl.col("row_key").cast(pl.Int64),
+            col.text(score_col).str.replace_all(r"\s+", "").alias("__token"),
+        )
+        .with_columns(_first_failed(checks).alias("__failed"))
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    bad = flagged.filter(pl.col("__reason").is_not_null()).select(
+    bad = flagged.filter(pl.col("__failed").is_not_null()).select(
         period.alias(c.PERIOD),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
-        pl.col("__column").alias(c.COLUMN),
-        pl.col("__value").alias(c.VALUE),
-        pl.col("__reason").alias(c.REASON),
+        _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
+        _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
+            c.VALUE
+        ),
+        _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
         pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
     )
-    good = flagged.filter(pl.col("__reason").is_null()).select(
+    good = flagged.filter(pl.col("__failed").is_null()).select(
         pl.col("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
@@ -253,13 +309,27 @@ def _check_file(frame: pl.DataFrame, path: str, fractional: bool) -> tuple[pl.Da
         col.rating(black_rating).alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
     )
-    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    sources = {
+        c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND,
+        c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
+    }  # fmt: skip
+    absent = {canonical for canonical, source in sources.items() if source not in names}
+    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
 
 
-def _first(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Expr:
-    expr: Any = pl.when(checks[0].bad).then(pick(checks[0]))
-    for check in checks[1:]:
-        expr = expr.when(check.bad).then(pick(check))
+def _first_failed(checks: list[_Check]) -> pl.Expr:
+    """The index of the first check a row fails (UInt16), null when it passes them all."""
+    expr: Any = pl.when(checks[0].bad).then(0)
+    for index, check in enumerate(checks[1:], start=1):
+        expr = expr.when(check.bad).then(index)
+    return expr.otherwise(None).cast(pl.UInt16)
+
+
+def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Expr:
+    """``pick`` of the check each row failed first (``__failed``), as text."""
+    expr: Any = pl.when(pl.col("__failed") == 0).then(pick(checks[0]))
+    for index, check in enumerate(checks[1:], start=1):
+        expr = expr.when(pl.col("__failed") == index).then(pick(check))
     return expr.otherwise(None).cast(pl.String)
 
 
@@ -288,6 +358,20 @@ class _ColumnReader:
         if dtype in (pl.Date, pl.Datetime) or isinstance(dtype, pl.Datetime):
             return expr.cast(pl.String)
         return expr.cast(pl.String)
+
+    def missing(self, name: str) -> pl.Expr:
+        """``text(name).is_null()``, without making the text of typed columns."""
+        dtype = self.schema.get(name)
+        if dtype is None or dtype == pl.String:
+            return self.text(name).is_null()
+        return pl.col(name).is_null()
+
+    def same_text(self, left: str, right: str) -> pl.Expr:
+        """``text(left) == text(right)``; integer columns compare as integers (the same answer)."""
+        types = self.schema.get(left), self.schema.get(right)
+        if all(dtype is not None and dtype.is_integer() for dtype in types):
+            return pl.col(left) == pl.col(right)
+        return self.text(left) == self.text(right)
 
     def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
         """(local date as written, row is not a date) for a date or date-time column."""
@@ -373,8 +457,42 @@ class _ColumnReader:
         return checks
 
 
-def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Flag exact repeats of a game_id and reject game_ids reused with different content."""
+def _mark_duplicates(
+    rows: pl.DataFrame | pl.LazyFrame,
+) -> tuple[pl.DataFrame | pl.LazyFrame, pl.DataFrame, dict[str, int]]:
+    """Flag exact repeats of a game_id and reject game_ids reused with different content; count the
+    rows kept by period.
+
+    Only rows whose game_id occurs more than once are compared, content against content; all game_ids
+    distinct (the usual case) is seen from their 64-bit hashes alone, in the same pass as the counts.
+    """
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
+    plan = rows.lazy()
+    seen = plan.select(
+        pl.col(c.PERIOD).cast(pl.Categorical),
+        pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash"),
+    ).collect(engine=engine)
+    period_rows = collections.Counter(_by_period(seen))
+    hashes = seen["__hash"].drop_nulls()
+    if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
+        return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
+    repeated = hashes.filter(hashes.is_duplicated()).unique()
+    candidates = plan.filter(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_in(repeated.implode()))
+    flagged, reused = _compare_repeats(candidates.collect(engine=engine))
+    period_rows.subtract(_by_period(flagged.filter("__conflict")))
+    marked = plan.with_columns(
+        pl.col("row_key").is_in(flagged.filter("duplicate")["row_key"].implode()).alias("duplicate")
+    ).filter(~pl.col("row_key").is_in(flagged.filter("__conflict")["row_key"].implode()))
+    return (marked.collect() if engine == "in-memory" else marked), reused, dict(period_rows)
+
+
+def _by_period(rows: pl.DataFrame) -> dict[str, int]:
+    counts = rows.group_by(c.PERIOD).len().with_columns(pl.col(c.PERIOD).cast(pl.String))
+    return dict(counts.iter_rows())  # type: ignore[arg-type]
+
+
+def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``duplicate`` and ``__conflict`` of rows whose game_ids repeat, and the rejected conflicting rows."""
     content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
     has_id = pl.col(c.GAME_ID).is_not_null()
     flagged = rows.with_columns(
@@ -383,7 +501,7 @@ def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     )
     conflict = flagged.filter("__conflict")
     if conflict.height == 0:
-        return flagged.drop("__conflict"), pl.DataFrame(schema=REJECTED_SCHEMA)
+        return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
     where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(
         pl.format("{} row {}", c.SOURCE_FILE, c.SOURCE_ROW).str.join(", ").alias("__where")
     )
@@ -400,7 +518,7 @@ def _mark_duplicates(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         ).alias(c.REASON),
         pl.struct(content).struct.json_encode().alias(c.RAW),
     )
-    return flagged.filter(~pl.col("__conflict")).drop("__conflict"), reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
 def _listing(frame: pl.DataFrame) -> str:

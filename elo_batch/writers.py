@@ -67,7 +67,7 @@ def check_writable(out: str) -> None:
 def write_period(
     out: str,
     period: str,
-    tables: dict[str, pl.DataFrame],
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
 ) -> dict[str, str]:
@@ -76,10 +76,10 @@ def write_period(
     Args:
         out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
         period: Month of play, ``YYYY-MM``.
-        tables: ``ratings``, ``audit`` and ``rejected`` frames.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames (a lazy one is streamed to its file).
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
             (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
-        fmt: ``parquet`` (zstd, statistics) or ``csv`` (UTF-8, comma, header).
+        fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.encode`).
 
     Returns:
         Table name (and ``manifest``) -> path of the written file.
@@ -96,9 +96,9 @@ def write_period(
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                write_table(frame, target, fmt)
+                rows = write_table(frame, target, fmt)
                 written[name] = str(partition_dir(out, name, period) / target.name)
-                objects[name] = {**_fingerprint(target), "rows": frame.height}
+                objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
             manifest = {**manifest, "outputs": dict(written), "objects": objects}
             manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
