@@ -112,9 +112,14 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
         UsageError: a period has no supported rule set (see :meth:`RunConfig.rules_for`).
     """
     current = rating_list
-    for period in config.periods:
+    for number, period in enumerate(config.periods):
         result = rate_period(
-            games, current, config.rules_for(period), period, add_players_from_games=rating_list is None
+            games,
+            current,
+            config.rules_for(period),
+            period,
+            add_players_from_games=rating_list is None,
+            reject_undated=number == 0,
         )
         yield result
         current = as_list_in_force(result.ratings)
@@ -127,6 +132,7 @@ def rate_period(
     period: str,
     *,
     add_players_from_games: bool = False,
+    reject_undated: bool = True,
 ) -> PeriodResult:
     """Rate one period: expected scores, K, change, new list and audit.
 
@@ -139,6 +145,9 @@ def rate_period(
         period: Month of play, ``YYYY-MM``.
         add_players_from_games: Add players met in the games but absent from ``rating_list``, rated
             from the game rows (a range run without ``--ratings``).
+        reject_undated: Write the rejected rows whose period cannot be read (no usable date or period)
+            into this period's ``rejected``; False for the later periods of a range, so that a warehouse
+            counts each bad row once (they count there as rows of other periods).
 
     Returns:
         The period's ratings, audit (a lazy plan), rejected rows and counts.
@@ -173,14 +182,17 @@ def rate_period(
     )
     source_file = games.source_file(pl.col("row_key"))
     audit = _audit(table, ids, list_rating, players, flags, source_file, games.absent, rules, period)
-    rejected = games.rejected.filter(pl.col(c.PERIOD).is_null() | (pl.col(c.PERIOD) == period)).with_columns(
+    undated = pl.col(c.PERIOD).is_null()
+    rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
     in_period = table.height
     counted = in_period - uncounted.item()
     other = (
         sum(rows for month, rows in games.period_rows.items() if month != period)
-        + games.rejected.filter(pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)).height
+        + games.rejected.filter(
+            (pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)) | (undated & (not reject_undated))
+        ).height
     )
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
     if not counts.reconciles():
@@ -216,11 +228,12 @@ def _period_list(
         )
         .collect()
     )
-    differing = from_games.filter(pl.col("__ratings_seen") > 1).height
-    if differing:
+    differing = from_games.filter(pl.col("__ratings_seen") > 1)[c.PLAYER_ID]
+    if differing.len():
+        named = ", ".join(differing.head(5).to_list()) + (", ..." if differing.len() > 5 else "")
         warnings.append(
-            f"{differing} player(s) have different ratings on different game rows; each player's rating "
-            "is the one on their first game of the period (by date, then file order)"
+            f"{differing.len()} player(s) have different ratings on different game rows ({named}); each "
+            "player's rating is the one on their first game of the period (by date, then file order)"
         )
     synthetic = from_games.select(
         *[

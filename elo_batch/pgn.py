@@ -41,7 +41,7 @@ _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",
     "WhiteFideId", "BlackFideId", "WhiteElo", "BlackElo", "Result",
 )  # fmt: skip
-_DATE = r"^(\d{4}|\?{4})[.\-/](\d{2}|\?{2})[.\-/](\d{2}|\?{2})$"
+_DATE = r"^([0-9]{4}|\?{4})[.\-/]([0-9]{2}|\?{2})[.\-/]([0-9]{2}|\?{2})$"
 
 
 @dataclass(frozen=True)
@@ -221,7 +221,7 @@ def _clean(name: str) -> pl.Expr:
 def _rating(name: str) -> pl.Expr:
     """A rating tag as whole rating points; null when absent, not digits, or 0 (unrated in PGN)."""
     value = _clean(name)
-    points = pl.when(value.str.contains(r"^\d+$")).then(value.cast(pl.Int64, strict=False))
+    points = pl.when(value.str.contains(r"^[0-9]+$")).then(value.cast(pl.Int64, strict=False))
     return pl.when(points > 0).then(points)
 
 
@@ -234,8 +234,8 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     date_text = _clean("Date")
     parts = date_text.str.extract_groups(_DATE)
     year, month, day = (parts.struct.field(str(i)) for i in (1, 2, 3))
-    known_month = year.str.contains(r"^\d{4}$") & month.str.contains(r"^\d{2}$")
-    full = known_month & day.str.contains(r"^\d{2}$")
+    known_month = year.str.contains(r"^[0-9]{4}$") & month.str.contains(r"^[0-9]{2}$")
+    full = known_month & day.str.contains(r"^[0-9]{2}$")
     date: pl.Expr = pl.when(full).then(
         pl.concat_str([year, month, day], separator="-").str.to_date("%Y-%m-%d", strict=False)
     )

@@ -8,6 +8,7 @@ any other column passes through to the new list unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import polars as pl
@@ -63,6 +64,10 @@ def load_rating_list(
     frames, infos = [], []
     for one in expand_paths([path]):
         frame, info = read_table(one, encoding=encoding)
+        dropped = [name for name in PERIOD_OUTPUT if name in frame.columns]
+        if dropped and c.RATING_BEFORE not in frame.columns:  # not a list written by elo-batch
+            note = f"{one}: list column(s) {', '.join(dropped)} name outputs of a period and were not carried"
+            info = dataclasses.replace(info, notes=(*info.notes, note))
         frames.append(_check(frame, one, fractional_ratings))
         infos.append(info)
     table = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
@@ -77,6 +82,7 @@ def load_rating_list(
             sum(i.rows for i in infos),
             infos[0].encoding,
             infos[0].separator,
+            notes=tuple(note for i in infos for note in i.notes),
         )
     )
     return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
@@ -287,7 +293,7 @@ def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     dtype = frame.schema[name]
     if dtype == pl.String:
         text = _text(frame, name)
-        return text.is_not_null() & ~text.str.contains(r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER)
+        return text.is_not_null() & ~text.str.contains(r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER)
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
     value = pl.col(name).cast(pl.Float64)
@@ -316,5 +322,5 @@ def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
 
 
 def _bad_pending(pending: pl.Expr) -> pl.Expr:
-    entry = r"\d{4}-(0[1-9]|1[0-2]):\d+:\d+:\d+"
+    entry = r"[0-9]{4}-(0[1-9]|1[0-2]):[0-9]+:[0-9]+:[0-9]+"
     return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")

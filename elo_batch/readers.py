@@ -39,6 +39,7 @@ class InputFile:
         encoding: Text encoding used (CSV), or ``parquet``.
         separator: Field separator (CSV), or None.
         blank_rows: Blank CSV lines skipped (not counted in ``rows``).
+        notes: What the user should know about how the file was read (shown as warnings).
     """
 
     path: str
@@ -48,6 +49,7 @@ class InputFile:
     encoding: str
     separator: str | None
     blank_rows: int = 0
+    notes: tuple[str, ...] = ()
 
 
 def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...] = ()) -> list[str]:
@@ -401,6 +403,14 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
             pl.col(RAGGED),
             pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
         )
+        spans_lines = pl.any_horizontal(pl.col(header).str.contains("\n", literal=True))
+        reason = pl.when(spans_lines).then(
+            pl.format(
+                "{} A quoted value in it runs over {} lines: is a closing quote missing?",
+                reason,
+                pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
+            )
+        ).otherwise(reason)
         return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
     return frame.drop(RAGGED), blank
 

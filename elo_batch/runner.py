@@ -121,6 +121,8 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
     notes += [f"{f.path}: no rows (header only)" for f in games.files if f.rows == 0]
     if list_info and list_info.blank_rows:
         notes.append(f"{list_info.path}: {list_info.blank_rows} blank line(s) skipped")
+    if list_info:
+        notes.extend(list_info.notes)
     if rating_list is not None and list_info and rating_list.height == 0:
         notes.append(f"{list_info.path}: the rating list has no players; every player is unrated")
     return tuple(notes)

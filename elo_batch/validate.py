@@ -67,10 +67,16 @@ RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forf
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
 MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
-THOUSANDS_SEPARATED = r"^\d{1,3}([.,]\d{3})+$"
+THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 #: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
 #: "2.000" is caught first by THOUSANDS_SEPARATED.
-WHOLE_NUMBER = r"^\d+(\.0+)?$"
+WHOLE_NUMBER = r"^[0-9]+(\.0+)?$"
+#: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
+_CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]"
+_SECONDS = r"(:([0-5][0-9]|60)(\.[0-9]+)?)"
+_OFFSET = r"([01][0-9]|2[0-3])(:?[0-5][0-9])?"
+# Every pattern here spells digits [0-9]: the regex engine's \d also matches other scripts' digits
+# (full-width ２０００, Arabic-Indic), which would pass a check and then fail to convert.
 THOUSANDS_REASON = "it looks like a number with a thousands separator"
 #: Column types a game column may have (anything else cannot be read as text, a number or a date).
 _NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
@@ -245,7 +251,7 @@ def _check_file(
         ),
         _Check(
             c.PERIOD,
-            col.text(c.PERIOD).is_not_null() & ~col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$"),
+            col.text(c.PERIOD).is_not_null() & ~col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$"),
             pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(col.text(c.PERIOD))),
         ),
         _Check(
@@ -265,7 +271,7 @@ def _check_file(
     ]
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
-        pl.when(col.text(c.PERIOD).str.contains(r"^\d{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
+        pl.when(col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
         date_value.dt.strftime("%Y-%m"),
     )
     # Each check runs once per row (the index of the first one failed); the messages are made for the
@@ -385,8 +391,8 @@ class _ColumnReader:
             return expr.dt.date(), pl.lit(False)
         text = self.text(name)
         value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
-        rest_ok = text.str.slice(10).str.contains(r"^([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?$")
-        well_formed = text.str.contains(r"^\d{4}-\d{2}-\d{2}")
+        rest_ok = text.str.slice(10).str.contains(f"^([T ]{_CLOCK}{_SECONDS}?\\s*(Z|[+-]{_OFFSET})?)?$")
+        well_formed = text.str.contains(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}")
         bad = text.is_not_null() & (value.is_null() | ~rest_ok | ~well_formed)
         return pl.when(~bad).then(value), bad
 
@@ -417,7 +423,7 @@ class _ColumnReader:
                     ),
                 )
             )
-            pattern = r"^\d+(\.\d+)?$" if fractional else WHOLE_NUMBER
+            pattern = r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER
             checks.append(
                 _Check(
                     name,

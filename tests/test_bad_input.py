@@ -280,3 +280,59 @@ def test_one_sided_scores_written_with_decimals(cli, tmp_path, rating_list, toke
     assert result.exit_code == 0, result.output
     a = read_table(tmp_path / "out", "ratings", "2025-11").filter(pl.col("player_id") == "A").row(0, named=True)
     assert (a["games"], a["score"], a["change"]) == (3, 1.5, -3)  # (0.36 + 0 - 0.5) x 20 = -2.8 -> -3
+
+
+@pytest.mark.parametrize(
+    ("bad_row", "column", "reason"),
+    [
+        ("2,2025-11-03,,A,B,1-0,２０００,1900", "white_rating", "'２０００' is not a rating"),
+        ("2,,２０２５-11,A,B,1-0,,", "period", "'２０２５-11' is not a period"),
+        ("2,2025-11-03T25:00,,A,B,1-0,,", "date", "'2025-11-03T25:00' is not a date"),
+    ],
+)
+def test_digits_of_other_scripts_and_impossible_times_are_rejected(cli, tmp_path, rating_list, bad_row, column, reason):
+    """Full-width digits pass a Unicode \\d but not a conversion: they must be rejected, not read as empty."""
+    games = write_csv(tmp_path / "g.csv", f"{HEADER}\n{GOOD}\n{bad_row}")
+
+    result = _run(cli, tmp_path, games, rating_list)
+
+    assert result.exit_code == 0, result.output
+    assert reconciliation(result.output) == {"read": 2, "counted": 1, "not_counted": 0, "other": 0, "rejected": 1}
+    rejected = read_table(tmp_path / "out", "rejected", "2025-11").row(0, named=True)
+    assert (rejected["column"], reason in rejected["reason"]) == (column, True)
+
+
+def test_a_list_rating_in_other_digits_stops_the_run(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", f"{HEADER}\n{GOOD}")
+    result = _run(cli, tmp_path, games, write_csv(tmp_path / "list.csv", "player_id,rating\nA,２０００\nB,1900"))
+    assert result.exit_code == 65
+    assert "column rating: '２０００' is not a rating" in result.output
+
+
+def test_an_undated_bad_row_is_rejected_once_in_a_range(cli, tmp_path, rating_list) -> None:
+    games = write_csv(tmp_path / "g.csv", f"{HEADER}\n{GOOD}\n2,,,A,B,1-0,,\n3,2025-12-01,,A,B,1-0,,")
+    out = tmp_path / "out"
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out", out)
+
+    assert result.exit_code == 0, result.output
+    assert read_table(out, "rejected", "2025-11")["source_row"].to_list() == [2]
+    assert read_table(out, "rejected", "2025-12").height == 0
+    assert "3 rows read = 1 counted + 0 not counted (see audit) + 2 other periods + 0 rejected" in result.output
+
+
+def test_an_unclosed_quote_is_named(cli, tmp_path, rating_list) -> None:
+    games = write_csv(tmp_path / "g.csv", f'{HEADER}\n{GOOD}\n2,2025-11-02,,A,"B,1-0,,\n3,2025-11-03,,A,B,1-0,,')
+    result = _run(cli, tmp_path, games, rating_list)
+    assert result.exit_code == 0, result.output
+    reason = read_table(tmp_path / "out", "rejected", "2025-11")["reason"].item()
+    assert "A quoted value in it runs over 2 lines: is a closing quote missing?" in reason
+
+
+def test_list_columns_that_name_outputs_are_reported(cli, tmp_path) -> None:
+    """A FIDE-style list with a `games` column (games of its own period): not carried, and said so."""
+    games = write_csv(tmp_path / "g.csv", f"{HEADER}\n{GOOD}")
+    rating_list = write_csv(tmp_path / "list.csv", "player_id,rating,games\nA,2000,7\nB,1900,3")
+    result = _run(cli, tmp_path, games, rating_list)
+    assert result.exit_code == 0, result.output
+    assert "list column(s) games name outputs of a period and were not carried" in result.output

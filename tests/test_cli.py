@@ -266,3 +266,11 @@ def test_option_errors_name_the_option_and_conflicting_rule_choices_are_refused(
     result = cli("run", games, "--period", "2025-11", "--rules", "elo", "--rule-set", "fide-2024-03", "--out", tmp_path)
     assert result.exit_code == 2
     assert "--rules elo and --rule-set fide-2024-03 ask for two different rule sets" in result.output
+
+
+def test_differing_game_row_ratings_name_the_players(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result,white_rating,black_rating\n"
+                      "2025-11-01,A,B,1-0,2000,1900\n2025-11-02,A,B,1-0,2010,1900")  # fmt: skip
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "o")
+    assert result.exit_code == 0, result.output
+    assert "1 player(s) have different ratings on different game rows (A)" in result.output
