@@ -404,13 +404,17 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
             pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
         )
         spans_lines = pl.any_horizontal(pl.col(header).str.contains("\n", literal=True))
-        reason = pl.when(spans_lines).then(
-            pl.format(
-                "{} A quoted value in it runs over {} lines: is a closing quote missing?",
-                reason,
-                pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
+        reason = (
+            pl.when(spans_lines)
+            .then(
+                pl.format(
+                    "{} A quoted value in it runs over {} lines: is a closing quote missing?",
+                    reason,
+                    pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
+                )
             )
-        ).otherwise(reason)
+            .otherwise(reason)
+        )
         return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
     return frame.drop(RAGGED), blank
 
