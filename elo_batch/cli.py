@@ -382,21 +382,8 @@ def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
 
 # --- calculators: one game, one player's tournament ---------------------------------------------
 
-RulesOption = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for --period; elo: classic Elo.")]
-RuleSetOption = Annotated[
-    str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.", show_default=False)
-]
 CalcPeriodOption = Annotated[
     str | None, typer.Option(help="Month of play YYYY-MM whose rules apply (default: this month).", show_default=False)
-]
-ExpectedOption = Annotated[
-    ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
-]
-CapOption = Annotated[
-    CapChoice, typer.Option("--cap-400", help="400-point rule: auto (per rule set), always or never.")
-]
-RoundingOption = Annotated[
-    RoundingChoice | None, typer.Option(help="period (sum, round once), game (round each game) or none (2 decimals).")
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the answer as JSON.")]
 
@@ -443,12 +430,12 @@ def game_command(
         int | None, typer.Option("--k", min=1, max=100, help="A's K (also B's unless --k-b); default 20.")
     ] = None,
     k_b: Annotated[int | None, typer.Option("--k-b", min=1, max=100, help="B's K (default: A's).")] = None,
-    rules: RulesOption = Rules.fide,
-    rule_set: RuleSetOption = None,
+    rules: RulesOpt = Rules.fide,
+    rule_set: RuleSetOpt = None,
     period: CalcPeriodOption = None,
-    expected: ExpectedOption = None,
-    cap_400: CapOption = CapChoice.auto,
-    rounding: RoundingOption = None,
+    expected: ExpectedOpt = None,
+    cap_400: CapOpt = CapChoice.auto,
+    rounding: RoundingOpt = None,
     as_json: JsonOption = False,
 ) -> None:
     """One game: both players' expected score, change and new rating, and A's change for a win, draw or loss."""
@@ -480,13 +467,13 @@ def tournament_command(
         str | None,
         typer.Option(help="File of lines 'opponent_rating | result' (default: read them from standard input)."),
     ] = None,
-    rules: RulesOption = Rules.fide,
-    rule_set: RuleSetOption = None,
+    rules: RulesOpt = Rules.fide,
+    rule_set: RuleSetOpt = None,
     period: CalcPeriodOption = None,
-    expected: ExpectedOption = None,
-    cap_400: CapOption = CapChoice.auto,
+    expected: ExpectedOpt = None,
+    cap_400: CapOpt = CapChoice.auto,
     no_700_rule: Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K when K x n > 700.")] = False,
-    rounding: RoundingOption = None,
+    rounding: RoundingOpt = None,
     as_json: JsonOption = False,
 ) -> None:
     """One player's event: each game's K x (score - expected), their sum rounded once, performance rating."""
