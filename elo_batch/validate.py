@@ -30,8 +30,8 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     c.DATE: pl.Date(),
     c.EVENT_ID: pl.String(),
     c.ROUND: pl.String(),
-    c.WHITE_ID: pl.String(),  # player_id of one-sided rows
-    c.BLACK_ID: pl.String(),  # opponent_id of one-sided rows (may be null)
+    c.WHITE_ID: pl.String(),  # player_id of one-sided rows; Int64 when every file's ids are (INTEGER_IDS)
+    c.BLACK_ID: pl.String(),  # opponent_id of one-sided rows (may be null); as white_id
     "score100": pl.Int16(),  # white's (player's) score in hundredths: 100, 50, 0
     "forfeit": pl.Boolean(),
     c.WHITE_RATING: pl.Float64(),  # player_rating of one-sided rows
@@ -49,6 +49,9 @@ REJECTED_SCHEMA: dict[str, pl.DataType] = {
     c.RAW: pl.String(),
 }
 
+#: Player id column types kept as integers (Int64) in the canonical rows when every game file has them:
+#: the rating uses them as keys without making 20 million texts; an integer's id is its decimal text.
+INTEGER_IDS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32)
 #: Two-sided result tokens -> white's score in hundredths (FIDE 5.1: forfeits are never rated).
 RESULTS: dict[str, int] = {
     "1-0": 100, "0-1": 0, "1/2-1/2": 50, "½-½": 50, "0.5-0.5": 50, "0,5-0,5": 50, "=-=": 50,
@@ -93,7 +96,8 @@ class GamesInput:
     Attributes:
         rows: Valid rows in ``CANONICAL_SCHEMA``, in input order: in memory, or a lazy plan that reads
             and checks the files again each time it runs (inputs larger than memory; see
-            :func:`load_games`).
+            :func:`load_games`). ``white_id`` and ``black_id`` are Int64 when every file has integer
+            player ids (:data:`INTEGER_IDS`), else text.
         rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
         files: What was read, file by file.
         period_rows: Rows of ``rows`` by period.
@@ -113,10 +117,12 @@ class GamesInput:
 
     def source_file(self, row_key: pl.Expr) -> pl.Expr:
         """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
-        file after file (see :func:`load_games`)."""
-        paths = pl.Series([f.path for f in self.files], dtype=pl.String)
-        if paths.n_unique() <= 1:
-            return pl.lit(paths[0] if len(paths) else None, pl.String)
+        file after file (see :func:`load_games`). An Enum of the files' paths (text written
+        dictionary-encoded)."""
+        names = list(dict.fromkeys(f.path for f in self.files))
+        paths = pl.Series([f.path for f in self.files], dtype=pl.Enum(names))
+        if len(names) <= 1:
+            return pl.lit(paths[0] if len(paths) else None, paths.dtype)
         starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
         return pl.lit(paths).gather(pl.lit(starts).search_sorted(row_key, side="right").cast(pl.Int64) - 1)
 
@@ -174,12 +180,20 @@ def load_games(
             checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         offset += info.rows
+    # Integer ids stay integers only when every file has them; else all are text, as CSV gives them.
+    as_text = pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.String)
     rows: pl.DataFrame | pl.LazyFrame
     if stream:
-        rows = pl.concat([good for good, _ in plans])
+        integers = all(good.collect_schema()[c.WHITE_ID] == pl.Int64 for good, _ in plans)
+        rows = pl.concat([good if integers else good.with_columns(as_text) for good, _ in plans])
         bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
     else:
-        rows = pl.concat([good for good, _ in checked]) if checked else pl.DataFrame(schema=CANONICAL_SCHEMA)
+        integers = all(good.schema[c.WHITE_ID] == pl.Int64 for good, _ in checked)
+        rows = (
+            pl.concat([good if integers else good.with_columns(as_text) for good, _ in checked])
+            if checked
+            else pl.DataFrame(schema=CANONICAL_SCHEMA)
+        )
         bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
     rows, reused, period_rows = _mark_duplicates(rows)
     return GamesInput(
@@ -227,6 +241,7 @@ def _check_file(
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
+    integers = all(schema[name] in INTEGER_IDS for name in (white, black) if name in names)
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
@@ -307,8 +322,8 @@ def _check_file(
         date_value.alias(c.DATE),
         col.text(c.EVENT_ID).alias(c.EVENT_ID),
         col.text(c.ROUND).alias(c.ROUND),
-        col.text(white).alias(c.WHITE_ID),
-        col.text(black).alias(c.BLACK_ID),
+        col.player(white, integers).alias(c.WHITE_ID),
+        col.player(black, integers).alias(c.BLACK_ID),
         token.replace_strict(tokens, default=None, return_dtype=pl.Int16).alias("score100"),
         token.is_in(list(forfeit_tokens)).alias("forfeit"),
         col.rating(white_rating).alias(c.WHITE_RATING),
@@ -320,7 +335,8 @@ def _check_file(
         c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
     }  # fmt: skip
     absent = {canonical for canonical, source in sources.items() if source not in names}
-    return good.cast(CANONICAL_SCHEMA), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
+    canonical = {**CANONICAL_SCHEMA, **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integers else pl.String())}
+    return good.cast(canonical), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
 
 
 def _first_failed(checks: list[_Check]) -> pl.Expr:
@@ -364,6 +380,11 @@ class _ColumnReader:
         if dtype in (pl.Date, pl.Datetime) or isinstance(dtype, pl.Datetime):
             return expr.cast(pl.String)
         return expr.cast(pl.String)
+
+    def player(self, name: str, integers: bool) -> pl.Expr:
+        """A player id column as text (:meth:`text`), or as Int64 with ``integers`` (an integer column,
+        or absent)."""
+        return (pl.col(name) if name in self.schema else pl.lit(None)).cast(pl.Int64) if integers else self.text(name)
 
     def missing(self, name: str) -> pl.Expr:
         """``text(name).is_null()``, without making the text of typed columns."""
@@ -522,7 +543,10 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
             c.GAME_ID,
             "__where",
         ).alias(c.REASON),
-        pl.struct(content).struct.json_encode().alias(c.RAW),
+        pl.struct(content)
+        .struct.with_fields(pl.field(c.WHITE_ID).cast(pl.String), pl.field(c.BLACK_ID).cast(pl.String))
+        .struct.json_encode()
+        .alias(c.RAW),  # ids as text, as a CSV file gives them
     )
     return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+import polars.selectors as cs
 
 from elo_batch.errors import OutputError, UsageError
 
@@ -95,7 +96,10 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
 
 def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
-    incoming = frame.with_columns(pl.col(pl.Null).cast(pl.String))  # all-null columns: no type to give
+    incoming = frame.with_columns(
+        pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give
+        cs.enum().cast(pl.String),  # dictionary-encoded text (an Enum per period) is text in the tables
+    )
     connection.register("incoming", incoming.to_arrow())
     try:
         connection.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM incoming LIMIT 0')

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
+from elo_batch.encode import write_table
 from tests.conftest import read_table, write_csv
 
 
@@ -109,3 +111,78 @@ def test_a_64_bit_hash_collision_falls_back_to_the_ids_themselves(cli, tmp_path:
         assert frame.equals(_outputs(tmp_path / "colliding", "2025-11")[table]), table
     ratings = read_table(tmp_path / "colliding", "ratings", "2025-11")
     assert ratings.filter(pl.col("player_id").is_in(["A", "BB", "CCC"]))["rating"].to_list() == [2007, 1898, 2097]
+
+
+INTEGER_GAMES = [  # game_id, date, white_id, black_id, result
+    (1, "2025-11-03", 10, 20, "1-0"),
+    (2, "2025-11-04", 20, 30, "1/2-1/2"),
+    (3, "2025-11-05", 10, 40, "1-0"),
+    (4, "2025-11-06", 10, 20, "1-0"),
+    (4, "2025-11-06", 10, 20, "0-1"),
+]
+
+
+def _text_games(rows: list[tuple]) -> str:
+    return "game_id,date,white_id,black_id,result\n" + "\n".join(",".join(map(str, row)) for row in rows)
+
+
+def _without_sources(frame: pl.DataFrame) -> pl.DataFrame:
+    """The frame without the file and row of each line, also where a rejection reason names them."""
+    frame = frame.drop("source_file", "source_row", strict=False)
+    if "raw" in frame.columns:
+        frame = frame.with_columns(pl.col("reason").str.replace_all(r"\S+ row \d+", "FILE ROW"))
+    return frame
+
+
+@pytest.mark.parametrize("inputs", ["parquet", "parquet far ids", "parquet and csv"])
+def test_integer_ids_give_the_outputs_of_the_same_ids_as_text(cli, tmp_path: Path, inputs: str) -> None:
+    """Integer id columns are looked up as integers (a dense table, or a join when the listed ids span too
+    many values); an id matches the list's text exactly: 30 is '30', never '0030'.
+
+    10 (2000, K 20) beats 20 (1900): D 100, PD 0.64, +0.36 x 20 = +7.2 -> +7; 20 also draws 30 (2100):
+    D -200, PD 0.24, +0.26 x 20 = +5.2, so 20 -7.2 + 5.2 = -2.0; 30 (K 10): 0.5 - 0.76 = -0.26 x 10 = -2.6
+    -> -3. '0030' plays no game; 40 is not listed (pending); both rows of game_id 4 are rejected.
+    """
+    far = "\n1000000000000,1800,20" if inputs == "parquet far ids" else ""
+    lst = write_csv(tmp_path / "list.csv", "player_id,rating,k\n10,2000,20\n20,1900,20\n30,2100,10\n0030,1500,20" + far)
+    csv_games = write_csv(tmp_path / "games.csv", _text_games(INTEGER_GAMES))
+    schema = {"game_id": pl.Int64, "date": pl.String, "white_id": pl.Int32, "black_id": pl.Int64, "result": pl.String}
+    typed = pl.DataFrame(INTEGER_GAMES, schema=schema, orient="row")
+    if inputs == "parquet and csv":
+        typed.head(2).write_parquet(tmp_path / "a.parquet")
+        games = f"{tmp_path / 'a.parquet'} {write_csv(tmp_path / 'b.csv', _text_games(INTEGER_GAMES[2:]))}"
+    else:
+        typed.write_parquet(tmp_path / "a.parquet")
+        games = str(tmp_path / "a.parquet")
+
+    as_text = cli.run(f"run {csv_games} --ratings {lst} --period 2025-11", tmp_path / "text")
+    as_integers = cli.run(f"run {games} --ratings {lst} --period 2025-11", tmp_path / "integers")
+
+    assert as_text.exit_code == 0, as_text.output
+    assert as_integers.exit_code == 0, as_integers.output
+    for table, frame in _outputs(tmp_path / "text", "2025-11").items():
+        assert _without_sources(frame).equals(_without_sources(_outputs(tmp_path / "integers", "2025-11")[table]))
+    ratings = read_table(tmp_path / "integers", "ratings", "2025-11")
+    changes = dict(ratings.select("player_id", "change").iter_rows())
+    assert {player: changes[player] for player in ("10", "20", "30", "0030")} == {
+        "10": 7,
+        "20": -2,
+        "30": -3,
+        "0030": 0,
+    }
+    rejected = read_table(tmp_path / "integers", "rejected", "2025-11")
+    assert rejected["value"].to_list() == ["4", "4"]
+    assert '"white_id":"10"' in rejected["raw"][0]
+
+
+def test_a_frame_is_written_in_the_same_bytes_however_it_is_chunked(tmp_path: Path) -> None:
+    """Row groups have a fixed size, not the sizes of the frame's chunks (a streamed sort chunks differently
+    from run to run)."""
+    frame = pl.DataFrame({"player_id": [f"P{i}" for i in range(250_000)], "rating": range(250_000)})
+    chunked = pl.concat([frame.slice(0, 70_000), frame.slice(70_000, 30_000), frame.slice(100_000)], rechunk=False)
+
+    write_table(frame, tmp_path / "whole.parquet", "parquet")
+    write_table(chunked, tmp_path / "chunked.parquet", "parquet")
+
+    assert chunked.n_chunks() == 3
+    assert (tmp_path / "whole.parquet").read_bytes() == (tmp_path / "chunked.parquet").read_bytes()
