@@ -609,8 +609,9 @@ def _audit(
 ) -> pl.LazyFrame:
     """One row per game side, in input order: the ratings, D, PD, K and K x (score - PD) used, or why it
     did not count. A lazy plan over the period table, run in chunks when it is written. The text
-    columns of few values (period, source_file, colour, reason) are Enums: written
-    dictionary-encoded, without hashing 20 million texts.
+    columns of few values (period, source_file, colour, reason) are Categoricals gathered from their
+    few values: written dictionary-encoded, without hashing 20 million texts, and read back as one
+    column across partitions (an Enum would hold only its own period's values).
 
     Output row ``j`` is side ``j % 2`` (white, black) of table row ``j // 2`` (the black side of a
     one-sided row is left out); every column is gathered from the table's columns, or from the white
@@ -653,19 +654,17 @@ def _audit(
     kdev100 = pl.when("__rated").then(k_used * pl.col("__dev100"))
     pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
     named = [c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO]
-    reasons = pl.Series(
-        [None, *named], dtype=pl.Enum(named)
-    )  # by __code; 6: a pending side of a first event scored zero (B.02 8.2.1)
+    reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code; 6: first event scored zero (B.02 8.2.1)
     reason = pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32)
     colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__side")).cast(pl.UInt32)
     return _rate_sides(sides, list_rating, rules).select(
-        pl.lit(period, pl.Enum([period])).alias(c.PERIOD),
+        pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),
         c.GAME_ID,
         source_file.alias(c.SOURCE_FILE),
         *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),
         pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
         pl.lit(ids).gather(pl.col("__opp")).alias(c.OPPONENT_ID),
-        pl.lit(pl.Series(["white", "black"], dtype=pl.Enum(["white", "black"]))).gather(colour).alias(c.COLOUR),
+        pl.lit(pl.Series(["white", "black"], dtype=pl.Categorical)).gather(colour).alias(c.COLOUR),
         _rating(pl.col(c.RATING), rules),
         _rating(pl.col(c.OPPONENT_RATING), rules),
         _rating(pl.col(c.RATING_DIFF), rules),

@@ -117,10 +117,10 @@ class GamesInput:
 
     def source_file(self, row_key: pl.Expr) -> pl.Expr:
         """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
-        file after file (see :func:`load_games`). An Enum of the files' paths (text written
+        file after file (see :func:`load_games`). A Categorical of the files' paths (text written
         dictionary-encoded)."""
         names = list(dict.fromkeys(f.path for f in self.files))
-        paths = pl.Series([f.path for f in self.files], dtype=pl.Enum(names))
+        paths = pl.Series([f.path for f in self.files], dtype=pl.Categorical)
         if len(names) <= 1:
             return pl.lit(paths[0] if len(paths) else None, paths.dtype)
         starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)

@@ -98,7 +98,7 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
     incoming = frame.with_columns(
         pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give
-        cs.enum().cast(pl.String),  # dictionary-encoded text (an Enum per period) is text in the tables
+        cs.categorical().cast(pl.String),  # dictionary-encoded text is text in the tables
     )
     connection.register("incoming", incoming.to_arrow())
     try:

@@ -274,3 +274,15 @@ def test_differing_game_row_ratings_name_the_players(cli, tmp_path) -> None:
     result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "o")
     assert result.exit_code == 0, result.output
     assert "1 player(s) have different ratings on different game rows (A)" in result.output
+
+
+def test_audits_of_several_periods_read_as_one_table(cli, tmp_path, rating_list) -> None:
+    """A warehouse reads OUT/audit/period=*/ as one table; the audit's dictionary-encoded text columns
+    (period, source_file, colour, reason) must not differ in type between partitions."""
+    games = write_csv(tmp_path / "g.csv", "date,white_id,black_id,result\n2025-11-03,A,B,1-0\n2025-12-03,A,C,+--")
+    out = tmp_path / "out"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out", out).exit_code == 0
+    audit = pl.scan_parquet(out / "audit", hive_partitioning=True)
+    counts = audit.group_by("period", "reason").len().sort("period").collect()
+    assert [(str(p), r, n) for p, r, n in counts.iter_rows()] == [("2025-11", None, 2), ("2025-12", "forfeit", 2)]
+    assert audit.filter(pl.col("reason") == "no such reason").collect().height == 0
