@@ -26,12 +26,12 @@ from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_gam
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
 from elo_batch.chart import write_chart
 from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
-from elo_batch.errors import EloBatchError, InputMissingError, InternalError, UsageError
+from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
 from elo_batch.pgn import read_pgn
 from elo_batch.progress import ProgressBar
-from elo_batch.readers import check_encoding, decode_text
+from elo_batch.readers import check_encoding, decode_text, unreadable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
 from elo_batch.trf import read_trf
@@ -494,7 +494,7 @@ def tournament_command(
                 with open(results, "rb") as handle:
                     source, data = results, handle.read()
             except OSError as exc:
-                raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=results) from exc
+                raise unreadable(exc, results) from exc
         text, _ = decode_text(data, source)
         games = parse_results(text, source)
         answer = rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))

@@ -36,6 +36,7 @@ import polars as pl
 
 from elo_batch.errors import InputDataError, InputMissingError
 from elo_batch.gamesfile import GAMES_SCHEMA
+from elo_batch.readers import unreadable
 
 _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",
@@ -180,7 +181,7 @@ def _sources(paths: list[str] | tuple[str, ...]) -> Iterator[tuple[str, str]]:
             with open(path, "rb") as handle:
                 data = handle.read()
         except OSError as exc:
-            raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=path) from exc
+            raise unreadable(exc, path) from exc
         if zipfile.is_zipfile(io.BytesIO(data)):
             yield from _archive_members(data, path, label)
         else:

@@ -17,7 +17,7 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
-from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
+from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
 
 #: Typed list columns the engine reads.
 LIST_SCHEMA: dict[str, pl.DataType] = {
@@ -170,21 +170,21 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
         frame = frame.drop(RAGGED)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     parsed = {
-        c.PLAYER_ID: _text(frame, c.PLAYER_ID),
+        c.PLAYER_ID: text_column(frame.schema, c.PLAYER_ID),
         c.RATING: _number(frame, c.RATING, fractional),
         c.K: _number(frame, c.K, False),
         c.BIRTH_YEAR: _number(frame, c.BIRTH_YEAR, False),
         c.GAMES_TOTAL: _number(frame, c.GAMES_TOTAL, False),
         c.REACHED_2400: _flag(frame, c.REACHED_2400),
         c.REACHED_2300: _flag(frame, c.REACHED_2300),
-        c.PENDING: _text(frame, c.PENDING),
+        c.PENDING: text_column(frame.schema, c.PENDING),
     }
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
         (
             c.RATING,
             lambda: (
-                _text(frame, c.RATING).str.contains(THOUSANDS_SEPARATED)
+                text_column(frame.schema, c.RATING).str.contains(THOUSANDS_SEPARATED)
                 if frame.schema[c.RATING] == pl.String
                 else _never()
             ),
@@ -267,23 +267,11 @@ def _one_row_per_player(table: pl.DataFrame) -> pl.DataFrame:
     return unique
 
 
-def _text(frame: pl.DataFrame, name: str) -> pl.Expr:
-    if name not in frame.columns:
-        return pl.lit(None, pl.String)
-    dtype = frame.schema[name]
-    expr = pl.col(name)
-    if dtype == pl.String:
-        return pl.when(expr.str.len_bytes() > 0).then(expr)
-    if dtype.is_float():
-        return pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
-    return expr.cast(pl.String)
-
-
 def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     if name not in frame.columns:
         return pl.lit(None, pl.Float64)
     return (
-        _text(frame, name).cast(pl.Float64, strict=False)
+        text_column(frame.schema, name).cast(pl.Float64, strict=False)
         if frame.schema[name] == pl.String
         else pl.col(name).cast(pl.Float64, strict=False)
     )
@@ -292,7 +280,7 @@ def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
 def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     dtype = frame.schema[name]
     if dtype == pl.String:
-        text = _text(frame, name)
+        text = text_column(frame.schema, name)
         return text.is_not_null() & ~text.str.contains(r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER)
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
@@ -305,7 +293,7 @@ def _flag(frame: pl.DataFrame, name: str) -> pl.Expr:
         return pl.lit(None, pl.Boolean)
     if frame.schema[name] == pl.Boolean:
         return pl.col(name)
-    text = _text(frame, name).str.to_lowercase()
+    text = text_column(frame.schema, name).str.to_lowercase()
     return pl.when(text.is_in(_TRUE)).then(True).when(text.is_in(_FALSE)).then(False)
 
 
@@ -317,7 +305,7 @@ def _never() -> pl.Expr:
 def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
     if frame.schema[name] == pl.Boolean:
         return _never()
-    text = _text(frame, name).str.to_lowercase()
+    text = text_column(frame.schema, name).str.to_lowercase()
     return text.is_not_null() & ~text.is_in((*_TRUE, *_FALSE))
 
 

@@ -52,6 +52,15 @@ class InputFile:
     notes: tuple[str, ...] = ()
 
 
+def unreadable(exc: OSError, path: str) -> InputMissingError:
+    """The error (exit 66) for an input file that exists in the listing but cannot be read."""
+    return InputMissingError(
+        f"cannot read the file ({exc.strerror or exc})",
+        path=path,
+        hint="check that the file exists and that this user may read it.",
+    )
+
+
 def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...] = ()) -> list[str]:
     """Files named by paths, globs or folders, in a stable order.
 
@@ -174,11 +183,7 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise InputMissingError(
-            f"cannot read the file ({exc.strerror or exc})",
-            path=path,
-            hint="check that the file exists and that this user may read it.",
-        ) from exc
+        raise unreadable(exc, path) from exc
     digest = hashlib.sha256(data).hexdigest()
     if not data.strip():
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
@@ -216,11 +221,7 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
             digest = hashlib.file_digest(handle, "sha256").hexdigest()
         size = os.path.getsize(path)
     except OSError as exc:
-        raise InputMissingError(
-            f"cannot read the file ({exc.strerror or exc})",
-            path=path,
-            hint="check that the file exists and that this user may read it.",
-        ) from exc
+        raise unreadable(exc, path) from exc
     if size == 0 or not (head == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES)):
         whole, info = read_table(path, encoding=encoding)
         return whole.lazy(), info

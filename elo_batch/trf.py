@@ -27,9 +27,9 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch.errors import InputDataError, InputMissingError
+from elo_batch.errors import InputDataError
 from elo_batch.gamesfile import GAMES_SCHEMA
-from elo_batch.readers import decode_text
+from elo_batch.readers import decode_text, unreadable
 
 #: A rated or unplayed game result code -> the opponent's code on the other line.
 COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"}
@@ -103,7 +103,7 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
-        raise InputMissingError(f"cannot read the file ({exc.strerror or exc})", path=path) from exc
+        raise unreadable(exc, path) from exc
     text, _ = decode_text(data, path)
     header: dict[str, str] = {}
     round_dates: dict[int, str] = {}

@@ -359,6 +359,20 @@ def _quoted(expr: pl.Expr) -> pl.Expr:
     return pl.format("'{}'", expr)
 
 
+def text_column(schema: pl.Schema, name: str) -> pl.Expr:
+    """A raw input column as text: null when absent or empty; whole floats lose their '.0' (a Parquet
+    id written 123.0 is '123'); other types as polars writes them."""
+    dtype = schema.get(name)
+    if dtype is None:
+        return pl.lit(None, pl.String)
+    expr = pl.col(name)
+    if dtype == pl.String:
+        return pl.when(expr.str.len_bytes() > 0).then(expr)
+    if dtype.is_float():
+        return pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
+    return expr.cast(pl.String)
+
+
 class _ColumnReader:
     """Typed views of a raw column, whatever its source type (CSV text or a Parquet type)."""
 
@@ -366,20 +380,8 @@ class _ColumnReader:
         self.schema = schema
 
     def text(self, name: str) -> pl.Expr:
-        """The column as trimmed text, null when absent or empty; whole floats lose their '.0'."""
-        dtype = self.schema.get(name)
-        if dtype is None:
-            return pl.lit(None, pl.String)
-        expr = pl.col(name)
-        if dtype == pl.String:
-            return pl.when(expr.str.len_bytes() > 0).then(expr)
-        if dtype.is_float():
-            return (
-                pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
-            )
-        if dtype in (pl.Date, pl.Datetime) or isinstance(dtype, pl.Datetime):
-            return expr.cast(pl.String)
-        return expr.cast(pl.String)
+        """The column as trimmed text (see :func:`text_column`)."""
+        return text_column(self.schema, name)
 
     def player(self, name: str, integers: bool) -> pl.Expr:
         """A player id column as text (:meth:`text`), or as Int64 with ``integers`` (an integer column,
