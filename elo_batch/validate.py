@@ -74,6 +74,8 @@ THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 #: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
 #: "2.000" is caught first by THOUSANDS_SEPARATED.
 WHOLE_NUMBER = r"^[0-9]+(\.0+)?$"
+#: A period written YYYY-MM.
+PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
 _CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]"
 _SECONDS = r"(:([0-5][0-9]|60)(\.[0-9]+)?)"
@@ -245,8 +247,12 @@ def _check_file(
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    token = pl.col("__token")  # the result without whitespace, computed once per row below
+    text_ratings = [name for name in (white_rating, black_rating) if schema.get(name) == pl.String]
+    few = _ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
+    token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
     date_value, date_bad = col.date(c.DATE)
+    date = few(date_value)
+    given_period = col.text(c.PERIOD)
     candidates: list[_Check | None] = [
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
@@ -255,7 +261,7 @@ def _check_file(
         _Check(score_col, col.missing(score_col), pl.lit(f"missing {score_col}")),
         _Check(
             score_col,
-            ~token.is_in(list(tokens)),
+            few(~token.is_in(list(tokens))),
             pl.format(
                 "{} is not a "
                 + ("score" if one_sided else "result")
@@ -266,39 +272,42 @@ def _check_file(
         ),
         _Check(
             c.PERIOD,
-            col.text(c.PERIOD).is_not_null() & ~col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$"),
-            pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(col.text(c.PERIOD))),
+            few(given_period.is_not_null() & ~given_period.str.contains(PERIOD_PATTERN)),
+            pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(given_period)),
         ),
         _Check(
             c.DATE,
-            date_bad,
+            few(date_bad),
             pl.format(
                 "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
             ),
         ),
         _Check(
             c.DATE if c.DATE in names else c.PERIOD,
-            col.text(c.PERIOD).is_null() & date_value.is_null(),
+            given_period.is_null() & date.is_null(),
             pl.lit("no date and no period"),
         ),
-        *col.rating_checks(white_rating, fractional),
-        *col.rating_checks(black_rating, fractional),
+        *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(white_rating, fractional)],
+        *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(black_rating, fractional)],
     ]
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
-        pl.when(col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
-        date_value.dt.strftime("%Y-%m"),
+        few(pl.when(given_period.str.contains(PERIOD_PATTERN)).then(given_period)),
+        few(date_value.dt.strftime("%Y-%m")),
     )
-    # Each check runs once per row (the index of the first one failed); the messages are made for the
-    # failing rows only.
+    white_value, black_value = few(col.rating(white_rating)), few(col.rating(black_rating))
+    # Each check runs once per row (or once per distinct value, see _ByValue); the index of the first
+    # one failed is kept, and the messages are made for the failing rows only. The score is worked out
+    # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
         .with_row_index("row_key")
+        .with_columns(pl.col("row_key").cast(pl.Int64), *few.columns())
         .with_columns(
-            pl.col("row_key").cast(pl.Int64),
-            col.text(score_col).str.replace_all(r"\s+", "").alias("__token"),
+            _first_failed(checks).alias("__failed"),
+            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("score100"),
+            few(token.is_in(list(forfeit_tokens))).alias("forfeit"),
         )
-        .with_columns(_first_failed(checks).alias("__failed"))
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
     bad = flagged.filter(pl.col("__failed").is_not_null()).select(
@@ -319,15 +328,15 @@ def _check_file(
         pl.lit(one_sided).alias("one_sided"),
         col.text(c.GAME_ID).alias(c.GAME_ID),
         period.alias(c.PERIOD),
-        date_value.alias(c.DATE),
+        date.alias(c.DATE),
         col.text(c.EVENT_ID).alias(c.EVENT_ID),
         col.text(c.ROUND).alias(c.ROUND),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
-        token.replace_strict(tokens, default=None, return_dtype=pl.Int16).alias("score100"),
-        token.is_in(list(forfeit_tokens)).alias("forfeit"),
-        col.rating(white_rating).alias(c.WHITE_RATING),
-        col.rating(black_rating).alias(c.BLACK_RATING),
+        pl.col("score100"),
+        pl.col("forfeit"),
+        white_value.alias(c.WHITE_RATING),
+        black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
     )
     sources = {
@@ -337,6 +346,79 @@ def _check_file(
     absent = {canonical for canonical, source in sources.items() if source not in names}
     canonical = {**CANONICAL_SCHEMA, **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integers else pl.String())}
     return good.cast(canonical), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
+
+
+class _ByValue:
+    """Expressions of one column, worked out once per distinct value of the column and looked up per row.
+
+    Results, dates, periods and ratings written as text take few values (three results, thirty dates
+    in a month): their checks and conversions (regular expressions, date parsing) then run on those
+    values only, and each row gathers its answers by the index of its value. Anything else runs per
+    row, with the same answers: an expression of several columns or of none, a column not named, a
+    column of floats (0.0 and -0.0 are one value to polars, not to every expression) or of many
+    values, and a table not in memory (a streamed file would be read once more to find its values).
+    """
+
+    #: Most distinct values a column may have for its answers to be looked up (also up to half the rows).
+    MAX_VALUES = 1000
+
+    def __init__(self, table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> None:
+        self.table = table if isinstance(table, pl.DataFrame) else None
+        self.names = names
+        self.values: dict[str, pl.Series | None] = {}  # distinct values by column; None: look nothing up
+        self.computed: list[pl.Expr] = []  # shared expressions worked out per row
+
+    def __call__(self, expr: pl.Expr) -> pl.Expr:
+        """``expr``, or the lookup of its answer by the index of each row's value (same name and type)."""
+        roots = set(expr.meta.root_names())
+        if len(roots) != 1 or expr.meta.is_column():
+            return expr
+        [name] = roots
+        values = self._values(name)
+        if values is None:
+            return expr
+        answers = values.to_frame().select(expr).to_series()
+        if answers.dtype == pl.String:  # faster than gathering text
+            return pl.col(name).replace_strict(values, answers).alias(answers.name)
+        return pl.lit(answers).gather(pl.col(self._index(name))).alias(answers.name)
+
+    def shared(self, expr: pl.Expr, name: str) -> pl.Expr:
+        """``expr``, which several expressions use: as it is when its column's values are looked up, else
+        a column ``name`` worked out once per row (polars does not share it between expressions)."""
+        roots = set(expr.meta.root_names())
+        if len(roots) == 1 and self._values(roots.pop()) is not None:
+            return expr
+        self.computed.append(expr.alias(name))
+        return pl.col(name)
+
+    def columns(self) -> list[pl.Expr]:
+        """The columns that the expressions made so far read: each row's value index (UInt32) in the
+        columns looked up, and the shared expressions worked out per row. Add them to the rows first."""
+        return [
+            *[
+                pl.col(name)
+                .replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
+                .alias(self._index(name))
+                for name, values in self.values.items()
+                if values is not None
+            ],
+            *self.computed,
+        ]
+
+    def _values(self, name: str) -> pl.Series | None:
+        if name not in self.values:
+            self.values[name] = None
+            if self.table is not None and name in self.names and name in self.table.columns:
+                column = self.table.get_column(name)
+                if not column.dtype.is_float():
+                    values = column.unique()
+                    if values.len() <= max(self.MAX_VALUES, self.table.height // 2):
+                        self.values[name] = values
+        return self.values[name]
+
+    @staticmethod
+    def _index(name: str) -> str:
+        return f"__index_{name}"
 
 
 def _first_failed(checks: list[_Check]) -> pl.Expr:
@@ -497,11 +579,14 @@ def _mark_duplicates(
     """
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
     plan = rows.lazy()
-    seen = plan.select(
-        pl.col(c.PERIOD).cast(pl.Categorical),
-        pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash"),
-    ).collect(engine=engine)
-    period_rows = collections.Counter(_by_period(seen))
+    seen, by_period = pl.collect_all(
+        [
+            plan.select(pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash")),
+            plan.group_by(c.PERIOD).len(),
+        ],
+        engine=engine,
+    )
+    period_rows = collections.Counter(dict(by_period.iter_rows()))
     hashes = seen["__hash"].drop_nulls()
     if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
@@ -516,8 +601,7 @@ def _mark_duplicates(
 
 
 def _by_period(rows: pl.DataFrame) -> dict[str, int]:
-    counts = rows.group_by(c.PERIOD).len().with_columns(pl.col(c.PERIOD).cast(pl.String))
-    return dict(counts.iter_rows())  # type: ignore[arg-type]
+    return dict(rows.group_by(c.PERIOD).len().iter_rows())  # type: ignore[arg-type]
 
 
 def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
