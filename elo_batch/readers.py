@@ -9,6 +9,7 @@ be checked before it is used; Parquet columns keep their types.
 from __future__ import annotations
 
 import codecs
+import concurrent.futures
 import csv
 import glob
 import hashlib
@@ -181,6 +182,9 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     """
     try:
         with open(path, "rb") as handle:
+            if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
+                return _read_parquet_file(path)
+            handle.seek(0)
             data = handle.read()
     except OSError as exc:
         raise unreadable(exc, path) from exc
@@ -188,11 +192,8 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     if not data.strip():
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
-    if data[:4] == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES):
-        frame = _read_parquet(data, path)
-        frame = frame.with_columns(
-            pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
-        )
+    if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
+        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path))
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
@@ -205,6 +206,37 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
 
 
+def _read_parquet_file(path: str) -> tuple[pl.DataFrame, InputFile]:
+    """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes) while
+    another thread hashes it."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        digest = pool.submit(_digest, path)
+        frame = _normalise_names(_parquet_rows(_read_parquet(path, path)), path)
+        size, sha256 = digest.result()
+    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
+
+
+def _parquet_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows read from Parquet: text trimmed, with their ``source_row``."""
+    return frame.with_columns(
+        pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
+    )
+
+
+def _digest(path: str) -> tuple[int, str]:
+    """(bytes, SHA-256 hex digest) of a file, read a block at a time.
+
+    Raises:
+        InputMissingError: the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return os.fstat(handle.fileno()).st_size, hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise unreadable(exc, path) from exc
+
+
 def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame, InputFile]:
     """Like :func:`read_table`, but a Parquet file is scanned, not read: its rows are read each time
     the plan runs, a chunk at a time by the streaming engine, so that a file larger than memory can be
@@ -214,12 +246,10 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
         As :func:`read_table`; a Parquet file whose footer cannot be read is refused here, damage
         further in is found when the rows are read.
     """
+    size, digest = _digest(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
-            handle.seek(0)
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        size = os.path.getsize(path)
     except OSError as exc:
         raise unreadable(exc, path) from exc
     if size == 0 or not (head == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES)):
@@ -258,9 +288,9 @@ def _no_header(path: str, what: str) -> InputDataError:
     )
 
 
-def _read_parquet(data: bytes, path: str) -> pl.DataFrame:
+def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
     try:
-        return pl.read_parquet(io.BytesIO(data))
+        return pl.read_parquet(source)
     except Exception as exc:  # polars raises several kinds for a corrupt file
         raise InputDataError(
             f"not a readable Parquet file ({exc})",
