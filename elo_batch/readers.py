@@ -147,7 +147,7 @@ def check_encoding(name: str | None) -> None:
         ) from None
 
 
-def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame, InputFile]:
+def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.DataFrame, InputFile]:
     """Read one CSV or Parquet file.
 
     What is deliberate about awkward files:
@@ -169,10 +169,12 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
             UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 (a superset of the
             printable latin-1) when every byte is defined there and the file is not part UTF-8,
             else the file is refused.
+        trim: Trim the text of Parquet String columns. False leaves it as written, for a caller that
+            trims only what it reads (CSV cells are always trimmed: an empty cell is null).
 
     Returns:
-        The table (normalised header names, text cells trimmed, plus ``source_file`` and
-        ``source_row``) and what the manifest records about the file.
+        The table (normalised header names, text cells trimmed (Parquet text: with ``trim``), plus
+        ``source_file`` and ``source_row``) and what the manifest records about the file.
 
     Raises:
         InputMissingError: the file cannot be opened or read.
@@ -183,7 +185,7 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     try:
         with open(path, "rb") as handle:
             if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
-                return _read_parquet_file(path)
+                return _read_parquet_file(path, trim)
             handle.seek(0)
             data = handle.read()
     except OSError as exc:
@@ -193,7 +195,7 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
     if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
-        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path))
+        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
@@ -206,21 +208,22 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
 
 
-def _read_parquet_file(path: str) -> tuple[pl.DataFrame, InputFile]:
+def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
     """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes) while
     another thread hashes it."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         digest = pool.submit(_digest, path)
-        frame = _normalise_names(_parquet_rows(_read_parquet(path, path)), path)
+        frame = _normalise_names(_parquet_rows(_read_parquet(path, path), trim), path)
         size, sha256 = digest.result()
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
     return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
 
 
-def _parquet_rows(frame: pl.DataFrame) -> pl.DataFrame:
-    """Rows read from Parquet: text trimmed, with their ``source_row``."""
+def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
+    """Rows read from Parquet, with their ``source_row``; text trimmed with ``trim``."""
     return frame.with_columns(
-        pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
+        *([pl.col(pl.String).str.strip_chars()] if trim else []),
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
     )
 
 
@@ -237,7 +240,7 @@ def _digest(path: str) -> tuple[int, str]:
         raise unreadable(exc, path) from exc
 
 
-def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame, InputFile]:
+def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.LazyFrame, InputFile]:
     """Like :func:`read_table`, but a Parquet file is scanned, not read: its rows are read each time
     the plan runs, a chunk at a time by the streaming engine, so that a file larger than memory can be
     checked and rated. Other files are read whole by :func:`read_table`.
@@ -253,7 +256,7 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
     except OSError as exc:
         raise unreadable(exc, path) from exc
     if size == 0 or not (head == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES)):
-        whole, info = read_table(path, encoding=encoding)
+        whole, info = read_table(path, encoding=encoding, trim=trim)
         return whole.lazy(), info
     try:
         scan = pl.scan_parquet(path)
@@ -268,7 +271,7 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
     names = [_normalise(name) for name in columns]
     _check_unique(columns, names, path)
     frame = (
-        scan.with_columns(pl.col(pl.String).str.strip_chars())
+        scan.with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .with_row_index("__source_row", offset=1)
         .rename(dict(zip(columns, names, strict=True)))
         .with_columns(

@@ -171,9 +171,10 @@ def load_games(
     absent: set[str] | None = None
     offset = 0
     for path in found:
-        frame, info = scan_table(path, encoding=encoding) if stream else read_table(path, encoding=encoding)
+        reader = scan_table if stream else read_table
+        frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
         files.append(info)
-        good, bad, missing = _check_file(frame, path, fractional_ratings)
+        good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
         good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
         if stream:
             plans.append((good, bad))
@@ -220,10 +221,10 @@ def _parquet_rows(path: str) -> int:
 
 
 def _check_file(
-    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
-    the file does not have."""
+    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written)."""
     schema = table.collect_schema()
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
@@ -247,7 +248,8 @@ def _check_file(
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    text_ratings = [name for name in (white_rating, black_rating) if schema.get(name) == pl.String]
+    text_columns = [name for name, dtype in schema.items() if dtype == pl.String]
+    text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
     few = _ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
     token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
     date_value, date_bad = col.date(c.DATE)
@@ -258,7 +260,7 @@ def _check_file(
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
         _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
         _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
-        _Check(score_col, col.missing(score_col), pl.lit(f"missing {score_col}")),
+        _Check(score_col, few(col.missing(score_col)), pl.lit(f"missing {score_col}")),
         _Check(
             score_col,
             few(~token.is_in(list(tokens))),
@@ -284,7 +286,7 @@ def _check_file(
         ),
         _Check(
             c.DATE if c.DATE in names else c.PERIOD,
-            given_period.is_null() & date.is_null(),
+            few(given_period.is_null()) & date.is_null(),
             pl.lit("no date and no period"),
         ),
         *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(white_rating, fractional)],
@@ -296,13 +298,18 @@ def _check_file(
         few(date_value.dt.strftime("%Y-%m")),
     )
     white_value, black_value = few(col.rating(white_rating)), few(col.rating(black_rating))
+    # Text as written (Parquet read untrimmed) is trimmed here where no lookup reads it.
+    untrimmed = [] if trimmed else [n for n in text_columns if n not in few.values and n != c.SOURCE_FILE]
     # Each check runs once per row (or once per distinct value, see _ByValue); the index of the first
     # one failed is kept, and the messages are made for the failing rows only. The score is worked out
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
         .with_row_index("row_key")
-        .with_columns(pl.col("row_key").cast(pl.Int64), *few.columns())
+        .with_columns(pl.col("row_key").cast(pl.Int64), *few.indices())
+        .rename(few.hidden())
+        .with_columns(pl.col(untrimmed).str.strip_chars())
+        .with_columns(few.computed)
         .with_columns(
             _first_failed(checks).alias("__failed"),
             few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("score100"),
@@ -310,16 +317,20 @@ def _check_file(
         )
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    bad = flagged.filter(pl.col("__failed").is_not_null()).select(
-        period.alias(c.PERIOD),
-        pl.col(c.SOURCE_FILE),
-        pl.col(c.SOURCE_ROW),
-        _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
-        _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
-            c.VALUE
-        ),
-        _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-        pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+    bad = (
+        flagged.filter(pl.col("__failed").is_not_null())
+        .with_columns(few.restore())
+        .select(
+            period.alias(c.PERIOD),
+            pl.col(c.SOURCE_FILE),
+            pl.col(c.SOURCE_ROW),
+            _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
+            _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
+                c.VALUE
+            ),
+            _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
+            pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+        )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
         pl.col("row_key"),
@@ -352,69 +363,69 @@ class _ByValue:
     """Expressions of one column, worked out once per distinct value of the column and looked up per row.
 
     Results, dates, periods and ratings written as text take few values (three results, thirty dates
-    in a month): their checks and conversions (regular expressions, date parsing) then run on those
-    values only, and each row gathers its answers by the index of its value. Anything else runs per
-    row, with the same answers: an expression of several columns or of none, a column not named, a
-    column of floats (0.0 and -0.0 are one value to polars, not to every expression) or of many
-    values, and a table not in memory (a streamed file would be read once more to find its values).
+    in a month): their checks and conversions (trimming, regular expressions, date parsing) then run
+    on those values only, and each row gathers its answers by the index of its value. The rows keep
+    such a column under another name (:meth:`hidden`), so that nothing reads its untrimmed text per
+    row; :meth:`restore` gives it back, trimmed, to the rows that need it (rejected rows).
+
+    Anything else runs per row, with the same answers: an expression of several columns or of none,
+    a column not named, a column of floats (0.0 and -0.0 are one value to polars, not to every
+    expression) or of many values, and a table not in memory (a streamed file would be read once
+    more to find its values).
     """
 
     #: Most distinct values a column may have for its answers to be looked up (also up to half the rows).
     MAX_VALUES = 1000
 
     def __init__(self, table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> None:
-        self.table = table if isinstance(table, pl.DataFrame) else None
-        self.names = names
-        self.values: dict[str, pl.Series | None] = {}  # distinct values by column; None: look nothing up
+        self.values: dict[str, pl.Series] = {}  # the distinct values of the columns looked up
         self.computed: list[pl.Expr] = []  # shared expressions worked out per row
+        if not isinstance(table, pl.DataFrame):
+            return
+        for name in names:
+            if name in table.columns and not table.schema[name].is_float():
+                values = table.get_column(name).unique()
+                if values.len() <= max(self.MAX_VALUES, table.height // 2):
+                    self.values[name] = values
 
     def __call__(self, expr: pl.Expr) -> pl.Expr:
-        """``expr``, or the lookup of its answer by the index of each row's value (same name and type)."""
+        """``expr``, or the lookup of its answer (same name and type) by the index of each row's value;
+        the expression sees the values trimmed."""
         roots = set(expr.meta.root_names())
-        if len(roots) != 1 or expr.meta.is_column():
+        if len(roots) != 1 or not roots <= self.values.keys():
             return expr
         [name] = roots
-        values = self._values(name)
-        if values is None:
-            return expr
-        answers = values.to_frame().select(expr).to_series()
-        if answers.dtype == pl.String:  # faster than gathering text
-            return pl.col(name).replace_strict(values, answers).alias(answers.name)
-        return pl.lit(answers).gather(pl.col(self._index(name))).alias(answers.name)
+        values = self.values[name]
+        answers = (values.str.strip_chars() if values.dtype == pl.String else values).to_frame().select(expr)
+        return pl.lit(answers.to_series()).gather(pl.col(self._index(name)))
 
     def shared(self, expr: pl.Expr, name: str) -> pl.Expr:
         """``expr``, which several expressions use: as it is when its column's values are looked up, else
         a column ``name`` worked out once per row (polars does not share it between expressions)."""
         roots = set(expr.meta.root_names())
-        if len(roots) == 1 and self._values(roots.pop()) is not None:
+        if len(roots) == 1 and roots <= self.values.keys():
             return expr
         self.computed.append(expr.alias(name))
         return pl.col(name)
 
-    def columns(self) -> list[pl.Expr]:
-        """The columns that the expressions made so far read: each row's value index (UInt32) in the
-        columns looked up, and the shared expressions worked out per row. Add them to the rows first."""
+    def indices(self) -> list[pl.Expr]:
+        """Each row's value index (UInt32) in the columns looked up: add them to the rows first."""
         return [
-            *[
-                pl.col(name)
-                .replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
-                .alias(self._index(name))
-                for name, values in self.values.items()
-                if values is not None
-            ],
-            *self.computed,
+            pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32)).alias(self._index(name))
+            for name, values in self.values.items()
         ]
 
-    def _values(self, name: str) -> pl.Series | None:
-        if name not in self.values:
-            self.values[name] = None
-            if self.table is not None and name in self.names and name in self.table.columns:
-                column = self.table.get_column(name)
-                if not column.dtype.is_float():
-                    values = column.unique()
-                    if values.len() <= max(self.MAX_VALUES, self.table.height // 2):
-                        self.values[name] = values
-        return self.values[name]
+    def hidden(self) -> dict[str, str]:
+        """New names of the columns looked up, as text written (rename the rows' columns after
+        :meth:`indices`)."""
+        return {name: f"__raw_{name}" for name in self.values}
+
+    def restore(self) -> list[pl.Expr]:
+        """The columns looked up, trimmed, under their own names."""
+        return [
+            (pl.col(raw).str.strip_chars() if self.values[name].dtype == pl.String else pl.col(raw)).alias(name)
+            for name, raw in self.hidden().items()
+        ]
 
     @staticmethod
     def _index(name: str) -> str:
