@@ -379,14 +379,27 @@ class _ByValue:
 
     def __init__(self, table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> None:
         self.values: dict[str, pl.Series] = {}  # the distinct values of the columns looked up
+        self.index: dict[str, pl.Expr] = {}  # each row's value index (UInt32) in those columns
         self.computed: list[pl.Expr] = []  # shared expressions worked out per row
-        if not isinstance(table, pl.DataFrame):
-            return
-        for name in names:
-            if name in table.columns and not table.schema[name].is_float():
-                values = table.get_column(name).unique()
-                if values.len() <= max(self.MAX_VALUES, table.height // 2):
-                    self.values[name] = values
+        if isinstance(table, pl.DataFrame):
+            for name in names:
+                if name in table.columns and not table.schema[name].is_float():
+                    self._look_up(table.get_column(name), max(self.MAX_VALUES, table.height // 2))
+
+    def _look_up(self, column: pl.Series, limit: int) -> None:
+        name = column.name
+        if column.dtype == pl.Date:  # every day from the first to the last: the day number is the index
+            days = column.to_physical()
+            first, last = days.min(), days.max()
+            if isinstance(first, int) and isinstance(last, int) and last - first < limit:
+                every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
+                self.values[name] = every_day.append(pl.Series([None], dtype=pl.Date)).alias(name)
+                self.index[name] = (pl.col(name).to_physical() - first).cast(pl.UInt32).fill_null(last - first + 1)
+                return
+        values = column.unique()
+        if values.len() <= limit:
+            self.values[name] = values
+            self.index[name] = pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
 
     def __call__(self, expr: pl.Expr) -> pl.Expr:
         """``expr``, or the lookup of its answer (same name and type) by the index of each row's value;
@@ -410,10 +423,7 @@ class _ByValue:
 
     def indices(self) -> list[pl.Expr]:
         """Each row's value index (UInt32) in the columns looked up: add them to the rows first."""
-        return [
-            pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32)).alias(self._index(name))
-            for name, values in self.values.items()
-        ]
+        return [index.alias(self._index(name)) for name, index in self.index.items()]
 
     def hidden(self) -> dict[str, str]:
         """New names of the columns looked up, as text written (rename the rows' columns after
