@@ -386,10 +386,11 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _separator(text: str) -> tuple[str, str]:
     """(text without an Excel ``sep=`` line, separator): that line's, else the header's most frequent."""
-    first, _, rest = text.partition("\n")
+    end = text.find("\n")  # the first line alone: a partition would copy the whole file
+    first = text if end < 0 else text[:end]
     named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
     if named:
-        return rest, named.group(1)
+        return "" if end < 0 else text[end + 1 :], named.group(1)
     counts = {sep: _count_outside_quotes(first, sep) for sep in SEPARATORS}
     best = max(SEPARATORS, key=lambda sep: counts[sep])
     return text, best if counts[best] else ","
