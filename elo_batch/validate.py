@@ -365,8 +365,8 @@ class _ByValue:
     Results, dates, periods and ratings written as text take few values (three results, thirty dates
     in a month): their checks and conversions (trimming, regular expressions, date parsing) then run
     on those values only, and each row gathers its answers by the index of its value. The rows keep
-    such a column under another name (:meth:`hidden`), so that nothing reads its untrimmed text per
-    row; :meth:`restore` gives it back, trimmed, to the rows that need it (rejected rows).
+    such a text column under another name (:meth:`hidden`), so that nothing reads its untrimmed text
+    per row; :meth:`restore` gives it back, trimmed, to the rows that need it (rejected rows).
 
     Anything else runs per row, with the same answers: an expression of several columns or of none,
     a column not named, a column of floats (0.0 and -0.0 are one value to polars, not to every
@@ -408,6 +408,8 @@ class _ByValue:
         if len(roots) != 1 or not roots <= self.values.keys():
             return expr
         [name] = roots
+        if expr.meta.is_column() and name not in self.hidden():
+            return expr  # the rows have the column as it is
         values = self.values[name]
         answers = (values.str.strip_chars() if values.dtype == pl.String else values).to_frame().select(expr)
         return pl.lit(answers.to_series()).gather(pl.col(self._index(name)))
@@ -426,16 +428,13 @@ class _ByValue:
         return [index.alias(self._index(name)) for name, index in self.index.items()]
 
     def hidden(self) -> dict[str, str]:
-        """New names of the columns looked up, as text written (rename the rows' columns after
-        :meth:`indices`)."""
-        return {name: f"__raw_{name}" for name in self.values}
+        """New names of the text columns looked up, whose text may be untrimmed (rename the rows'
+        columns after :meth:`indices`)."""
+        return {name: f"__raw_{name}" for name, values in self.values.items() if values.dtype == pl.String}
 
     def restore(self) -> list[pl.Expr]:
-        """The columns looked up, trimmed, under their own names."""
-        return [
-            (pl.col(raw).str.strip_chars() if self.values[name].dtype == pl.String else pl.col(raw)).alias(name)
-            for name, raw in self.hidden().items()
-        ]
+        """The hidden columns, trimmed, under their own names."""
+        return [pl.col(raw).str.strip_chars().alias(name) for name, raw in self.hidden().items()]
 
     @staticmethod
     def _index(name: str) -> str:
