@@ -13,7 +13,7 @@ def compare_changes(ours: pl.DataFrame, theirs: pl.DataFrame) -> list[str]:
     """Differences between two new lists in ``change`` and ``k_used``, one line each (empty: the same).
 
     Args:
-        ours: elo-batch's ``ratings`` table (``player_id`` text, ``games``, ``change``, ``k_used``).
+        ours: elo-batch's ``ratings`` table (``player_id`` text or integer, ``games``, ``change``, ``k_used``).
         theirs: The yardstick's ``ratings.parquet`` (``player_id`` of any type, ``games``, ``change``,
             ``k_used``), one row per player with at least one game.
 

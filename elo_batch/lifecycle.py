@@ -49,14 +49,15 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
         period: Month of play, ``YYYY-MM``.
 
     Returns:
-        One row per such player, columns ``POOLS_SCHEMA``.
+        One row per such player, columns ``POOLS_SCHEMA`` (``player_id`` of the list's type).
 
     References:
         FIDE Rating Regulations (B.02, 2024) 7.1.4 (5 games, 26 months, 1400), 8.2.1 (first event
         scored zero), 8.2.2-8.2.3 (Ru, 2200 maximum); ``fide-rules.md`` section 6, TV-16 to TV-20.
     """
+    schema = {**POOLS_SCHEMA, c.PLAYER_ID: listed.collect_schema()[c.PLAYER_ID]}  # ids as the list has them
     if not rules.initial_ratings:
-        return pl.LazyFrame(schema=POOLS_SCHEMA)
+        return pl.LazyFrame(schema=schema)
     now = int(period[:4]) * 12 + int(period[5:]) - 1
     entries = (
         listed.filter(pl.col(c.PENDING).is_not_null())
@@ -133,5 +134,5 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
             pl.when(~pl.col("__published")).then(pending).alias("__pending"),
             pl.col("__ignored_events").fill_null(pl.lit([], pl.List(pl.String))),
         )
-        .cast(POOLS_SCHEMA)  # type: ignore[arg-type]
+        .cast(schema)  # type: ignore[arg-type]
     )

@@ -29,7 +29,7 @@ from elo_batch import engine
 from elo_batch.config import RunConfig, next_period
 from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
-from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force
+from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force, list_schema
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import CANONICAL_SCHEMA, GamesInput
 
@@ -114,6 +114,8 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
         UsageError: a period has no supported rule set (see :meth:`RunConfig.rules_for`).
     """
     current = rating_list
+    if current is not None and current[c.PLAYER_ID].dtype == pl.Int64 and games.id_type != pl.Int64:
+        current = current.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))  # ids as text, as the games give them
     for number, period in enumerate(config.periods):
         result = rate_period(
             games,
@@ -213,12 +215,13 @@ def _period_list(
     warnings: list[str] = []
     if rating_list is not None and not add_players_from_games:
         return rating_list, warnings
+    id_type = rows.collect_schema()[c.WHITE_ID] if rating_list is None else rating_list[c.PLAYER_ID].dtype
     white = rows.select(
-        c.DATE, "row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).cast(pl.String).alias(c.PLAYER_ID),
+        c.DATE, "row_key", pl.lit(0, pl.Int8).alias("__side"), pl.col(c.WHITE_ID).cast(id_type).alias(c.PLAYER_ID),
         pl.col(c.WHITE_RATING).alias("__ro_game"),
     )  # fmt: skip
     black = rows.filter(~pl.col("one_sided")).select(
-        c.DATE, "row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).cast(pl.String).alias(c.PLAYER_ID),
+        c.DATE, "row_key", pl.lit(1, pl.Int8).alias("__side"), pl.col(c.BLACK_ID).cast(id_type).alias(c.PLAYER_ID),
         pl.col(c.BLACK_RATING).alias("__ro_game"),
     )  # fmt: skip
     ordered = pl.concat([white, black]).sort(c.DATE, "row_key", "__side", nulls_last=True)
@@ -230,7 +233,7 @@ def _period_list(
         )
         .collect()
     )
-    differing = from_games.filter(pl.col("__ratings_seen") > 1)[c.PLAYER_ID]
+    differing = from_games.filter(pl.col("__ratings_seen") > 1)[c.PLAYER_ID].cast(pl.String)
     if differing.len():
         named = ", ".join(differing.head(5).to_list()) + (", ..." if differing.len() > 5 else "")
         warnings.append(
@@ -240,7 +243,7 @@ def _period_list(
     synthetic = from_games.select(
         *[
             (pl.col(name) if name in (c.PLAYER_ID, c.RATING) else pl.lit(None)).cast(dtype).alias(name)
-            for name, dtype in LIST_SCHEMA.items()
+            for name, dtype in list_schema(id_type).items()
         ]
     )
     if rating_list is None:
@@ -279,7 +282,7 @@ def _period_table(
     keys = table["row_key"].gather(positions)
     found = (
         rows.filter(pl.col("row_key").is_in(keys.implode()))
-        .select("row_key", pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.String))
+        .select("row_key", pl.col(c.WHITE_ID, c.BLACK_ID).cast(ids.dtype))
         .collect(engine=engine)
         .sort("row_key")
     )
@@ -348,8 +351,10 @@ def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], en
     text. Looked up in a dense table (slot = id - smallest id) when the listed ids span at most
     :data:`_DENSE_SLOTS` values, else by an integer join.
     """
-    number = ids.cast(pl.Int64, strict=False)
-    number = pl.select(pl.when(number.cast(pl.String) == ids).then(number)).to_series()
+    number = ids
+    if ids.dtype != pl.Int64:  # text ids: those that are the decimal text of an integer
+        number = ids.cast(pl.Int64, strict=False)
+        number = pl.select(pl.when(number.cast(pl.String) == ids).then(number)).to_series()
     index = pl.DataFrame({"__key": number}).with_row_index("__idx").drop_nulls("__key")
     low, high = index["__key"].min(), index["__key"].max()
     slots = 0 if low is None else int(high) - int(low) + 1  # type: ignore[arg-type]

@@ -17,9 +17,10 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
-from elo_batch.validate import THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
+from elo_batch.validate import INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
 
-#: Typed list columns the engine reads.
+#: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
+#: an integer one (:data:`INTEGER_IDS`); see :func:`list_schema`.
 LIST_SCHEMA: dict[str, pl.DataType] = {
     c.PLAYER_ID: pl.String(),
     c.RATING: pl.Float64(),
@@ -41,6 +42,11 @@ _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 
 
+def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
+    """:data:`LIST_SCHEMA` with ``player_id`` of ``id_type`` (pl.String or pl.Int64)."""
+    return {**LIST_SCHEMA, c.PLAYER_ID: id_type}
+
+
 def load_rating_list(
     path: str, *, fractional_ratings: bool = False, encoding: str | None = None
 ) -> tuple[pl.DataFrame, InputFile]:
@@ -53,7 +59,8 @@ def load_rating_list(
 
     Returns:
         The list with ``LIST_SCHEMA`` columns first (absent ones null), then the pass-through
-        columns; one row per player (exact repeats removed). And what the manifest records.
+        columns; one row per player (exact repeats removed). ``player_id`` is Int64 when every list
+        file has an integer id column, else text. And what the manifest records.
 
     Raises:
         InputMissingError: the file is missing or unreadable.
@@ -144,7 +151,7 @@ def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
     return frame.select(
         *[
             (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
-            for name, dtype in LIST_SCHEMA.items()
+            for name, dtype in list_schema(_id_type(frame.schema)).items()
         ],
         *extras,
     )
@@ -169,8 +176,9 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             raise InputDataError(reason + more, path=path, row=int(ragged[c.SOURCE_ROW][0]), hint=hint or None)
         frame = frame.drop(RAGGED)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
+    id_type = _id_type(frame.schema)
     parsed = {
-        c.PLAYER_ID: text_column(frame.schema, c.PLAYER_ID),
+        c.PLAYER_ID: pl.col(c.PLAYER_ID) if id_type == pl.Int64 else text_column(frame.schema, c.PLAYER_ID),
         c.RATING: _number(frame, c.RATING, fractional),
         c.K: _number(frame, c.K, False),
         c.BIRTH_YEAR: _number(frame, c.BIRTH_YEAR, False),
@@ -240,11 +248,16 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             )
     extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
     return frame.select(
-        *[expr.cast(LIST_SCHEMA[name]).alias(name) for name, expr in parsed.items()],
+        *[expr.cast(list_schema(id_type)[name]).alias(name) for name, expr in parsed.items()],
         *extras,
         c.SOURCE_FILE,
         c.SOURCE_ROW,
     )
+
+
+def _id_type(schema: pl.Schema) -> pl.DataType:
+    """Int64 for an integer id column (ids keep their type through to the outputs), else text."""
+    return pl.Int64() if schema.get(c.PLAYER_ID) in INTEGER_IDS else pl.String()
 
 
 def _one_row_per_player(table: pl.DataFrame) -> pl.DataFrame:

@@ -25,7 +25,7 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     c.SOURCE_FILE: pl.String(),
     c.SOURCE_ROW: pl.Int64(),
     "one_sided": pl.Boolean(),
-    c.GAME_ID: pl.String(),
+    c.GAME_ID: pl.String(),  # Int64 when every file that has game_ids has integer ones (INTEGER_IDS)
     c.PERIOD: pl.String(),
     c.DATE: pl.Date(),
     c.EVENT_ID: pl.String(),
@@ -99,7 +99,7 @@ class GamesInput:
         rows: Valid rows in ``CANONICAL_SCHEMA``, in input order: in memory, or a lazy plan that reads
             and checks the files again each time it runs (inputs larger than memory; see
             :func:`load_games`). ``white_id`` and ``black_id`` are Int64 when every file has integer
-            player ids (:data:`INTEGER_IDS`), else text.
+            player ids (:data:`INTEGER_IDS`), else text; ``game_id`` likewise (files without it aside).
         rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
         files: What was read, file by file.
         period_rows: Rows of ``rows`` by period.
@@ -111,6 +111,11 @@ class GamesInput:
     files: tuple[InputFile, ...]
     period_rows: dict[str, int]
     absent: frozenset[str] = frozenset()
+
+    @property
+    def id_type(self) -> pl.DataType:
+        """The type of the player ids in ``rows``: pl.Int64 or pl.String."""
+        return self.rows.collect_schema()[c.WHITE_ID]
 
     @property
     def rows_read(self) -> int:
@@ -169,6 +174,7 @@ def load_games(
     checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     files: list[InputFile] = []
     absent: set[str] | None = None
+    absent_by_file: list[set[str]] = []
     offset = 0
     for path in found:
         reader = scan_table if stream else read_table
@@ -182,18 +188,27 @@ def load_games(
             good_rows, bad_rows = pl.collect_all([good, bad])
             checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
+        absent_by_file.append(missing)
         offset += info.rows
     # Integer ids stay integers only when every file has them; else all are text, as CSV gives them.
-    as_text = pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.String)
+    # The same for game_ids, among the files that have them.
+    schemas = [good.collect_schema() for good, _ in plans] if stream else [good.schema for good, _ in checked]
+    integer_ids = all(schema[c.WHITE_ID] == pl.Int64 for schema in schemas)
+    integer_games = all(
+        schema[c.GAME_ID] == pl.Int64 or c.GAME_ID in missing
+        for schema, missing in zip(schemas, absent_by_file, strict=True)
+    ) and any(schema[c.GAME_ID] == pl.Int64 for schema in schemas)
+    id_types = [
+        pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.Int64 if integer_ids else pl.String),
+        pl.col(c.GAME_ID).cast(pl.Int64 if integer_games else pl.String),
+    ]
     rows: pl.DataFrame | pl.LazyFrame
     if stream:
-        integers = all(good.collect_schema()[c.WHITE_ID] == pl.Int64 for good, _ in plans)
-        rows = pl.concat([good if integers else good.with_columns(as_text) for good, _ in plans])
+        rows = pl.concat([good.with_columns(id_types) for good, _ in plans])
         bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
     else:
-        integers = all(good.schema[c.WHITE_ID] == pl.Int64 for good, _ in checked)
         rows = (
-            pl.concat([good if integers else good.with_columns(as_text) for good, _ in checked])
+            pl.concat([good.with_columns(id_types) for good, _ in checked])
             if checked
             else pl.DataFrame(schema=CANONICAL_SCHEMA)
         )
@@ -337,7 +352,7 @@ def _check_file(
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
         pl.lit(one_sided).alias("one_sided"),
-        col.text(c.GAME_ID).alias(c.GAME_ID),
+        (pl.col(c.GAME_ID) if schema.get(c.GAME_ID) in INTEGER_IDS else col.text(c.GAME_ID)).alias(c.GAME_ID),
         period.alias(c.PERIOD),
         date.alias(c.DATE),
         col.text(c.EVENT_ID).alias(c.EVENT_ID),
@@ -355,7 +370,12 @@ def _check_file(
         c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
     }  # fmt: skip
     absent = {canonical for canonical, source in sources.items() if source not in names}
-    canonical = {**CANONICAL_SCHEMA, **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integers else pl.String())}
+    integer_games = schema.get(c.GAME_ID) in INTEGER_IDS
+    canonical = {
+        **CANONICAL_SCHEMA,
+        **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integers else pl.String()),
+        c.GAME_ID: pl.Int64() if integer_games else pl.String(),
+    }
     return good.cast(canonical), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
 
 
@@ -650,7 +670,7 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
             "__where",
         ).alias(c.REASON),
         pl.struct(content)
-        .struct.with_fields(pl.field(c.WHITE_ID).cast(pl.String), pl.field(c.BLACK_ID).cast(pl.String))
+        .struct.with_fields(*(pl.field(name).cast(pl.String) for name in (c.WHITE_ID, c.BLACK_ID, c.GAME_ID)))
         .struct.json_encode()
         .alias(c.RAW),  # ids as text, as a CSV file gives them
     )

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 import polars.selectors as cs
 
+from elo_batch import columns as c
 from elo_batch.errors import OutputError, UsageError
 
 TABLES = ("ratings", "audit", "rejected")
@@ -72,7 +73,8 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
         OutputError: the database cannot be opened (missing folder, locked by another process), a
             table has a column of another type than the period's (say ``player_id`` INTEGER, or a
             ``--rounding none`` run into whole-point tables), or a statement fails; the transaction is
-            rolled back and the database keeps its previous rows.
+            rolled back and the database keeps its previous rows. Integer ids go into a table of text
+            ids as text (the same ids: they are compared as text).
     """
     duckdb = _duckdb()
     connection = _connect(duckdb, database)
@@ -100,6 +102,19 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
         pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give
         cs.categorical().cast(pl.String),  # dictionary-encoded text is text in the tables
     )
+    existing = dict(
+        connection.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
+        ).fetchall()
+    )
+    # Integer ids into a table of text ids (an earlier run read them from CSV): the same ids, as text.
+    incoming = incoming.with_columns(
+        pl.col(column).cast(pl.String)
+        for column, dtype in incoming.schema.items()
+        if column in (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
+        and dtype.is_integer()
+        and existing.get(column) == "VARCHAR"
+    )
     connection.register("incoming", incoming.to_arrow())
     try:
         connection.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM incoming LIMIT 0')
@@ -117,8 +132,8 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
                     f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
                     f"{types[column]}; nothing of period {period} was loaded",
                     column="--duckdb",
-                    hint="load runs of one kind into one database (ids as text; --rounding none runs apart), "
-                    "or start a new database file.",
+                    hint="load runs of one kind into one database (integer ids from text ones; --rounding none "
+                    "runs apart), or start a new database file.",
                 )
         connection.execute(f'DELETE FROM "{name}" WHERE period = ?', [period])
         connection.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')

@@ -129,6 +129,8 @@ def _text_games(rows: list[tuple]) -> str:
 def _without_sources(frame: pl.DataFrame) -> pl.DataFrame:
     """The frame without the file and row of each line, also where a rejection reason names them."""
     frame = frame.drop("source_file", "source_row", strict=False)
+    if "game_id" in frame.columns:  # an integer game_id column stays Int64
+        frame = frame.with_columns(pl.col("game_id").cast(pl.String))
     if "raw" in frame.columns:
         frame = frame.with_columns(pl.col("reason").str.replace_all(r"\S+ row \d+", "FILE ROW"))
     return frame
