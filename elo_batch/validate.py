@@ -615,23 +615,23 @@ def _mark_duplicates(
     rows kept by period.
 
     Only rows whose game_id occurs more than once are compared, content against content; all game_ids
-    distinct (the usual case) is seen from their 64-bit hashes alone, in the same pass as the counts.
+    distinct (the usual case) is seen from the ids alone (integers) or their 64-bit hashes (text), in
+    the same pass as the counts.
     """
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
     plan = rows.lazy()
+    game_id = pl.col(c.GAME_ID)
+    key = game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
     seen, by_period = pl.collect_all(
-        [
-            plan.select(pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash")),
-            plan.group_by(c.PERIOD).len(),
-        ],
+        [plan.select(pl.when(game_id.is_not_null()).then(key).alias("__key")), plan.group_by(c.PERIOD).len()],
         engine=engine,
     )
     period_rows = collections.Counter(dict(by_period.iter_rows()))
-    hashes = seen["__hash"].drop_nulls()
-    if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
+    keys = seen["__key"].drop_nulls()
+    if keys.n_unique() == keys.len():  # distinct keys: distinct game_ids
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
-    repeated = hashes.filter(hashes.is_duplicated()).unique()
-    candidates = plan.filter(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_in(repeated.implode()))
+    repeated = keys.filter(keys.is_duplicated()).unique()
+    candidates = plan.filter(game_id.is_not_null() & key.is_in(repeated.implode()))
     flagged, reused = _compare_repeats(candidates.collect(engine=engine))
     period_rows.subtract(_by_period(flagged.filter("__conflict")))
     marked = plan.with_columns(
