@@ -194,3 +194,32 @@ def test_a_streamed_parquet_file_is_checked_as_one_in_memory(tmp_path) -> None:
     assert streamed.period_rows == whole.period_rows
     assert whole.rows.height > 0
     assert whole.rejected.height > 0
+
+
+def test_integer_game_ids_repeated_are_flagged_or_rejected(tmp_path) -> None:
+    """An exact repeat of an integer game_id is a duplicate; the same id with other content rejects
+    every row that uses it."""
+    path = _parquet(
+        tmp_path,
+        {
+            "game_id": [7, 8, 7, 9, 8],
+            "white_id": [1, 1, 1, 2, 1],
+            "black_id": [2, 3, 2, 3, 3],
+            "result": ["1-0", "0-1", "1-0", "1-0", "1-0"],
+            "date": [dt.date(2025, 11, 3)] * 5,
+        },
+    )
+
+    games = load_games([path])
+
+    assert games.rows.select("game_id", "source_row", "duplicate").rows() == [
+        (7, 1, False),
+        (7, 3, True),
+        (9, 4, False),
+    ]
+    assert games.rejected.select("source_row", "column", "value").rows() == [(2, "game_id", "8"), (5, "game_id", "8")]
+    assert games.rejected["reason"][0] == (
+        f"game_id '8' is used by rows with different content ({path} row 2, {path} row 5). "
+        "Hint: give each game its own game_id."
+    )
+    assert games.period_rows == {"2025-11": 3}
