@@ -413,11 +413,17 @@ class _ByValue:
             first, last = days.min(), days.max()
             if isinstance(first, int) and isinstance(last, int) and last - first < limit:
                 every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
-                self.values[name] = every_day.append(pl.Series([None], dtype=pl.Date)).alias(name)
+                self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
                 self.index[name] = (pl.col(name).to_physical() - first).cast(pl.UInt32).fill_null(last - first + 1)
                 return
         values = column.unique()
-        if values.len() <= limit:
+        if values.len() > limit:
+            return
+        if column.dtype == pl.String:  # an Enum of the texts: a faster index than a lookup of each text
+            texts = values.drop_nulls()
+            self.values[name] = pl.concat([texts, pl.Series([None], dtype=pl.String)])
+            self.index[name] = pl.col(name).cast(pl.Enum(texts)).to_physical().cast(pl.UInt32).fill_null(texts.len())
+        else:
             self.values[name] = values
             self.index[name] = pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
 
