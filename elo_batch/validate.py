@@ -416,7 +416,7 @@ class _ByValue:
                 self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
                 self.index[name] = (pl.col(name).to_physical() - first).cast(pl.UInt32).fill_null(last - first + 1)
                 return
-        values = column.unique()
+        values = column.to_frame().lazy().unique().collect().to_series()  # in parallel, unlike Series.unique
         if values.len() > limit:
             return
         if column.dtype == pl.String:  # an Enum of the texts: a faster index than a lookup of each text
