@@ -407,8 +407,8 @@ class _ByValue:
                     self._look_up(table.get_column(name), max(self.MAX_VALUES, table.height // 2))
 
     def _look_up(self, column: pl.Series, limit: int) -> None:
-        """Keep the column's distinct values and the expression of each row's index in them (the
-        index of null is the last), unless it has more than ``limit`` values."""
+        """Keep the column's distinct values (null among them) and the expression of each row's index
+        in them, unless it has more than ``limit`` values."""
         name = column.name
         if column.dtype == pl.Date:  # every day from the first to the last: the day number is the index
             days = column.to_physical()
