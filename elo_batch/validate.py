@@ -388,40 +388,48 @@ class _ByValue:
     such a text column under another name (:meth:`hidden`), so that nothing reads its untrimmed text
     per row; :meth:`restore` gives it back, trimmed, to the rows that need it (rejected rows).
 
+    A streamed file is read for this once more, the named columns only, before the rows are checked.
+
     Anything else runs per row, with the same answers: an expression of several columns or of none,
     a column not named, a column of floats (0.0 and -0.0 are one value to polars, not to every
-    expression) or of many values, and a table not in memory (a streamed file would be read once
-    more to find its values).
+    expression) or of many values.
     """
 
-    #: Most distinct values a column may have for its answers to be looked up (also up to half the rows).
+    #: Most distinct values a column may have for its answers to be looked up; up to half the rows of
+    #: a file in memory too.
     MAX_VALUES = 1000
 
     def __init__(self, table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> None:
         self.values: dict[str, pl.Series] = {}  # the distinct values of the columns looked up
         self.index: dict[str, pl.Expr] = {}  # each row's value index (UInt32) in those columns
         self.computed: list[pl.Expr] = []  # shared expressions worked out per row
+        schema = table.collect_schema()
+        wanted = [name for name in names if name in schema and not schema[name].is_float()]
         if isinstance(table, pl.DataFrame):
-            for name in names:
-                if name in table.columns and not table.schema[name].is_float():
-                    self._look_up(table.get_column(name), max(self.MAX_VALUES, table.height // 2))
+            limit = max(self.MAX_VALUES, table.height // 2)
+        elif wanted:  # a streamed file: a first pass estimates the number of values, in little memory
+            limit = self.MAX_VALUES
+            estimates = table.select(pl.col(wanted).approx_n_unique()).collect(engine="streaming").row(0)
+            wanted = [name for name, estimate in zip(wanted, estimates, strict=True) if estimate <= 2 * limit]
+        for name in wanted:
+            self._look_up(table.lazy().select(name), schema[name], limit)
 
-    def _look_up(self, column: pl.Series, limit: int) -> None:
+    def _look_up(self, column: pl.LazyFrame, dtype: pl.DataType, limit: int) -> None:
         """Keep the column's distinct values (null among them) and the expression of each row's index
         in them, unless it has more than ``limit`` values."""
-        name = column.name
-        if column.dtype == pl.Date:  # every day from the first to the last: the day number is the index
-            days = column.to_physical()
-            first, last = days.min(), days.max()
+        [name] = column.collect_schema().names()
+        if dtype == pl.Date:  # every day from the first to the last: the day number is the index
+            days = pl.col(name).to_physical()
+            first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
             if isinstance(first, int) and isinstance(last, int) and last - first < limit:
                 every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
                 self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
-                self.index[name] = (pl.col(name).to_physical() - first).cast(pl.UInt32).fill_null(last - first + 1)
+                self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)
                 return
-        values = column.to_frame().lazy().unique().collect().to_series()  # in parallel, unlike Series.unique
+        values = column.unique().collect(engine="streaming").to_series()
         if values.len() > limit:
             return
-        if column.dtype == pl.String:  # an Enum of the texts: a faster index than a lookup of each text
+        if dtype == pl.String:  # an Enum of the texts: a faster index than a lookup of each text
             texts = values.drop_nulls()
             self.values[name] = pl.concat([texts, pl.Series([None], dtype=pl.String)])
             self.index[name] = pl.col(name).cast(pl.Enum(texts)).to_physical().cast(pl.UInt32).fill_null(texts.len())

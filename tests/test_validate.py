@@ -223,3 +223,25 @@ def test_integer_game_ids_repeated_are_flagged_or_rejected(tmp_path) -> None:
         "Hint: give each game its own game_id."
     )
     assert games.period_rows == {"2025-11": 3}
+
+
+def test_a_streamed_file_of_many_values_is_checked_per_row_as_in_memory_by_lookups(tmp_path) -> None:
+    """1 404 distinct results among 4 000 rows: looked up in memory (up to half the rows), checked row
+    by row when streamed (more than 1 000): the same answers."""
+    n = 4000
+    path = _parquet(
+        tmp_path,
+        {
+            "white_id": [f"P{i % 9}" for i in range(n)],
+            "black_id": [f" Q{i % 11}" for i in range(n)],
+            "result": [[" 1-0", "½-½ ", "0-1", "+--"][i % 4] if i < 2000 else f" r{i % 1400}" for i in range(n)],
+            "date": [f"2025-11-{i % 28 + 1:02d}T{i % 24:02d}:00 " for i in range(n)],
+        },
+    )
+
+    whole, streamed = load_games([path]), load_games([path], chunk_rows=0)
+
+    assert streamed.rows.collect().equals(whole.rows)
+    assert streamed.rejected.equals(whole.rejected)
+    assert whole.rejected.select("source_row", "value").row(0) == (2001, "r600")
+    assert (whole.rows.height, whole.rejected.height) == (2000, 2000)
