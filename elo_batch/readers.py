@@ -3,12 +3,14 @@
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). CSV cells are read as text, so that ids keep leading zeros and every value can
-be checked before it is used; Parquet columns keep their types.
+be checked before it is used; Parquet columns keep their types (text trimmed, unless the caller asks
+for it as written).
 """
 
 from __future__ import annotations
 
 import codecs
+import concurrent.futures
 import csv
 import glob
 import hashlib
@@ -146,7 +148,7 @@ def check_encoding(name: str | None) -> None:
         ) from None
 
 
-def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame, InputFile]:
+def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.DataFrame, InputFile]:
     """Read one CSV or Parquet file.
 
     What is deliberate about awkward files:
@@ -168,10 +170,12 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
             UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 (a superset of the
             printable latin-1) when every byte is defined there and the file is not part UTF-8,
             else the file is refused.
+        trim: Trim the text of Parquet String columns. False leaves it as written, for a caller that
+            trims only what it reads (CSV cells are always trimmed: an empty cell is null).
 
     Returns:
-        The table (normalised header names, text cells trimmed, plus ``source_file`` and
-        ``source_row``) and what the manifest records about the file.
+        The table (normalised header names, text cells trimmed (Parquet text: with ``trim``), plus
+        ``source_file`` and ``source_row``) and what the manifest records about the file.
 
     Raises:
         InputMissingError: the file cannot be opened or read.
@@ -181,6 +185,9 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     """
     try:
         with open(path, "rb") as handle:
+            if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
+                return _read_parquet_file(path, trim)
+            handle.seek(0)
             data = handle.read()
     except OSError as exc:
         raise unreadable(exc, path) from exc
@@ -188,11 +195,8 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     if not data.strip():
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
-    if data[:4] == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES):
-        frame = _read_parquet(data, path)
-        frame = frame.with_columns(
-            pl.col(pl.String).str.strip_chars(), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW)
-        )
+    if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
+        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
@@ -205,7 +209,39 @@ def read_table(path: str, *, encoding: str | None = None) -> tuple[pl.DataFrame,
     return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
 
 
-def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame, InputFile]:
+def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
+    """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes) while
+    another thread hashes it."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        digest = pool.submit(_digest, path)
+        frame = _normalise_names(_parquet_rows(_read_parquet(path, path), trim), path)
+        size, sha256 = digest.result()
+    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
+
+
+def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
+    """Rows read from Parquet, with their ``source_row``; text trimmed with ``trim``."""
+    return frame.with_columns(
+        *([pl.col(pl.String).str.strip_chars()] if trim else []),
+        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
+    )
+
+
+def _digest(path: str) -> tuple[int, str]:
+    """(bytes, SHA-256 hex digest) of a file, read a block at a time.
+
+    Raises:
+        InputMissingError: the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            return os.fstat(handle.fileno()).st_size, hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError as exc:
+        raise unreadable(exc, path) from exc
+
+
+def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.LazyFrame, InputFile]:
     """Like :func:`read_table`, but a Parquet file is scanned, not read: its rows are read each time
     the plan runs, a chunk at a time by the streaming engine, so that a file larger than memory can be
     checked and rated. Other files are read whole by :func:`read_table`.
@@ -214,16 +250,14 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
         As :func:`read_table`; a Parquet file whose footer cannot be read is refused here, damage
         further in is found when the rows are read.
     """
+    size, digest = _digest(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
-            handle.seek(0)
-            digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        size = os.path.getsize(path)
     except OSError as exc:
         raise unreadable(exc, path) from exc
     if size == 0 or not (head == b"PAR1" or path.lower().endswith(PARQUET_SUFFIXES)):
-        whole, info = read_table(path, encoding=encoding)
+        whole, info = read_table(path, encoding=encoding, trim=trim)
         return whole.lazy(), info
     try:
         scan = pl.scan_parquet(path)
@@ -238,7 +272,7 @@ def scan_table(path: str, *, encoding: str | None = None) -> tuple[pl.LazyFrame,
     names = [_normalise(name) for name in columns]
     _check_unique(columns, names, path)
     frame = (
-        scan.with_columns(pl.col(pl.String).str.strip_chars())
+        scan.with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .with_row_index("__source_row", offset=1)
         .rename(dict(zip(columns, names, strict=True)))
         .with_columns(
@@ -258,9 +292,9 @@ def _no_header(path: str, what: str) -> InputDataError:
     )
 
 
-def _read_parquet(data: bytes, path: str) -> pl.DataFrame:
+def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
     try:
-        return pl.read_parquet(io.BytesIO(data))
+        return pl.read_parquet(source)
     except Exception as exc:  # polars raises several kinds for a corrupt file
         raise InputDataError(
             f"not a readable Parquet file ({exc})",
@@ -353,10 +387,11 @@ def _line_of(data: bytes, offset: int) -> int:
 
 def _separator(text: str) -> tuple[str, str]:
     """(text without an Excel ``sep=`` line, separator): that line's, else the header's most frequent."""
-    first, _, rest = text.partition("\n")
+    end = text.find("\n")  # the first line alone: a partition would copy the whole file
+    first = text if end < 0 else text[:end]
     named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
     if named:
-        return rest, named.group(1)
+        return "" if end < 0 else text[end + 1 :], named.group(1)
     counts = {sep: _count_outside_quotes(first, sep) for sep in SEPARATORS}
     best = max(SEPARATORS, key=lambda sep: counts[sep])
     return text, best if counts[best] else ","

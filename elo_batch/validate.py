@@ -74,6 +74,8 @@ THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 #: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
 #: "2.000" is caught first by THOUSANDS_SEPARATED.
 WHOLE_NUMBER = r"^[0-9]+(\.0+)?$"
+#: A period written YYYY-MM.
+PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
 _CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]"
 _SECONDS = r"(:([0-5][0-9]|60)(\.[0-9]+)?)"
@@ -175,9 +177,10 @@ def load_games(
     absent_by_file: list[set[str]] = []
     offset = 0
     for path in found:
-        frame, info = scan_table(path, encoding=encoding) if stream else read_table(path, encoding=encoding)
+        reader = scan_table if stream else read_table
+        frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
         files.append(info)
-        good, bad, missing = _check_file(frame, path, fractional_ratings)
+        good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
         good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
         if stream:
             plans.append((good, bad))
@@ -233,10 +236,10 @@ def _parquet_rows(path: str) -> int:
 
 
 def _check_file(
-    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
-    the file does not have."""
+    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written)."""
     schema = table.collect_schema()
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
@@ -260,17 +263,22 @@ def _check_file(
     score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
     tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
     forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    token = pl.col("__token")  # the result without whitespace, computed once per row below
+    text_columns = [name for name, dtype in schema.items() if dtype == pl.String]
+    text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
+    few = _ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
+    token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
     date_value, date_bad = col.date(c.DATE)
+    date = few(date_value)
+    given_period = col.text(c.PERIOD)
     candidates: list[_Check | None] = [
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
         _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
         _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
-        _Check(score_col, col.missing(score_col), pl.lit(f"missing {score_col}")),
+        _Check(score_col, few(col.missing(score_col)), pl.lit(f"missing {score_col}")),
         _Check(
             score_col,
-            ~token.is_in(list(tokens)),
+            few(~token.is_in(list(tokens))),
             pl.format(
                 "{} is not a "
                 + ("score" if one_sided else "result")
@@ -281,51 +289,63 @@ def _check_file(
         ),
         _Check(
             c.PERIOD,
-            col.text(c.PERIOD).is_not_null() & ~col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$"),
-            pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(col.text(c.PERIOD))),
+            few(given_period.is_not_null() & ~given_period.str.contains(PERIOD_PATTERN)),
+            pl.format("{} is not a period. Hint: use YYYY-MM.", _quoted(given_period)),
         ),
         _Check(
             c.DATE,
-            date_bad,
+            few(date_bad),
             pl.format(
                 "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
             ),
         ),
         _Check(
             c.DATE if c.DATE in names else c.PERIOD,
-            col.text(c.PERIOD).is_null() & date_value.is_null(),
+            few(given_period.is_null()) & date.is_null(),
             pl.lit("no date and no period"),
         ),
-        *col.rating_checks(white_rating, fractional),
-        *col.rating_checks(black_rating, fractional),
+        *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(white_rating, fractional)],
+        *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(black_rating, fractional)],
     ]
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
-        pl.when(col.text(c.PERIOD).str.contains(r"^[0-9]{4}-(0[1-9]|1[0-2])$")).then(col.text(c.PERIOD)),
-        date_value.dt.strftime("%Y-%m"),
+        few(pl.when(given_period.str.contains(PERIOD_PATTERN)).then(given_period)),
+        few(date_value.dt.strftime("%Y-%m")),
     )
-    # Each check runs once per row (the index of the first one failed); the messages are made for the
-    # failing rows only.
+    white_value, black_value = few(col.rating(white_rating)), few(col.rating(black_rating))
+    # Text as written (Parquet read untrimmed) is trimmed here where no lookup reads it.
+    untrimmed = [] if trimmed else [n for n in text_columns if n not in few.values and n != c.SOURCE_FILE]
+    # Each check runs once per row (or once per distinct value, see _ByValue); the index of the first
+    # one failed is kept, and the messages are made for the failing rows only. The score is worked out
+    # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
         .with_row_index("row_key")
+        .with_columns(pl.col("row_key").cast(pl.Int64), *few.indices())
+        .rename(few.hidden())
+        .with_columns(pl.col(untrimmed).str.strip_chars())
+        .with_columns(few.computed)
         .with_columns(
-            pl.col("row_key").cast(pl.Int64),
-            col.text(score_col).str.replace_all(r"\s+", "").alias("__token"),
+            _first_failed(checks).alias("__failed"),
+            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("score100"),
+            few(token.is_in(list(forfeit_tokens))).alias("forfeit"),
         )
-        .with_columns(_first_failed(checks).alias("__failed"))
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    bad = flagged.filter(pl.col("__failed").is_not_null()).select(
-        period.alias(c.PERIOD),
-        pl.col(c.SOURCE_FILE),
-        pl.col(c.SOURCE_ROW),
-        _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
-        _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
-            c.VALUE
-        ),
-        _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-        pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+    bad = (
+        flagged.filter(pl.col("__failed").is_not_null())
+        .with_columns(few.restore())
+        .select(
+            period.alias(c.PERIOD),
+            pl.col(c.SOURCE_FILE),
+            pl.col(c.SOURCE_ROW),
+            _of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
+            _of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
+                c.VALUE
+            ),
+            _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
+            pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+        )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
         pl.col("row_key"),
@@ -334,15 +354,15 @@ def _check_file(
         pl.lit(one_sided).alias("one_sided"),
         (pl.col(c.GAME_ID) if schema.get(c.GAME_ID) in INTEGER_IDS else col.text(c.GAME_ID)).alias(c.GAME_ID),
         period.alias(c.PERIOD),
-        date_value.alias(c.DATE),
+        date.alias(c.DATE),
         col.text(c.EVENT_ID).alias(c.EVENT_ID),
         col.text(c.ROUND).alias(c.ROUND),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
-        token.replace_strict(tokens, default=None, return_dtype=pl.Int16).alias("score100"),
-        token.is_in(list(forfeit_tokens)).alias("forfeit"),
-        col.rating(white_rating).alias(c.WHITE_RATING),
-        col.rating(black_rating).alias(c.BLACK_RATING),
+        pl.col("score100"),
+        pl.col("forfeit"),
+        white_value.alias(c.WHITE_RATING),
+        black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
     )
     sources = {
@@ -357,6 +377,104 @@ def _check_file(
         c.GAME_ID: pl.Int64() if integer_games else pl.String(),
     }
     return good.cast(canonical), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
+
+
+class _ByValue:
+    """Expressions of one column, worked out once per distinct value of the column and looked up per row.
+
+    Results, dates, periods and ratings written as text take few values (three results, thirty dates
+    in a month): their checks and conversions (trimming, regular expressions, date parsing) then run
+    on those values only, and each row gathers its answers by the index of its value. The rows keep
+    such a text column under another name (:meth:`hidden`), so that nothing reads its untrimmed text
+    per row; :meth:`restore` gives it back, trimmed, to the rows that need it (rejected rows).
+
+    A streamed file is read for this once more, the named columns only, before the rows are checked.
+
+    Anything else runs per row, with the same answers: an expression of several columns or of none,
+    a column not named, a column of floats (0.0 and -0.0 are one value to polars, not to every
+    expression) or of many values.
+    """
+
+    #: Most distinct values a column may have for its answers to be looked up; up to half the rows of
+    #: a file in memory too.
+    MAX_VALUES = 1000
+
+    def __init__(self, table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> None:
+        self.values: dict[str, pl.Series] = {}  # the distinct values of the columns looked up
+        self.index: dict[str, pl.Expr] = {}  # each row's value index (UInt32) in those columns
+        self.computed: list[pl.Expr] = []  # shared expressions worked out per row
+        schema = table.collect_schema()
+        wanted = [name for name in names if name in schema and not schema[name].is_float()]
+        if isinstance(table, pl.DataFrame):
+            limit = max(self.MAX_VALUES, table.height // 2)
+        elif wanted:  # a streamed file: a first pass estimates the number of values, in little memory
+            limit = self.MAX_VALUES
+            estimates = table.select(pl.col(wanted).approx_n_unique()).collect(engine="streaming").row(0)
+            wanted = [name for name, estimate in zip(wanted, estimates, strict=True) if estimate <= 2 * limit]
+        for name in wanted:
+            self._look_up(table.lazy().select(name), schema[name], limit)
+
+    def _look_up(self, column: pl.LazyFrame, dtype: pl.DataType, limit: int) -> None:
+        """Keep the column's distinct values (null among them) and the expression of each row's index
+        in them, unless it has more than ``limit`` values."""
+        [name] = column.collect_schema().names()
+        if dtype == pl.Date:  # every day from the first to the last: the day number is the index
+            days = pl.col(name).to_physical()
+            first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
+            if isinstance(first, int) and isinstance(last, int) and last - first < limit:
+                every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
+                self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
+                self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)
+                return
+        values = column.unique().collect(engine="streaming").to_series()
+        if values.len() > limit:
+            return
+        if dtype == pl.String:  # an Enum of the texts: a faster index than a lookup of each text
+            texts = values.drop_nulls()
+            self.values[name] = pl.concat([texts, pl.Series([None], dtype=pl.String)])
+            self.index[name] = pl.col(name).cast(pl.Enum(texts)).to_physical().cast(pl.UInt32).fill_null(texts.len())
+        else:
+            self.values[name] = values
+            self.index[name] = pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
+
+    def __call__(self, expr: pl.Expr) -> pl.Expr:
+        """``expr``, or the lookup of its answer (same name and type) by the index of each row's value;
+        the expression sees the values trimmed."""
+        roots = set(expr.meta.root_names())
+        if len(roots) != 1 or not roots <= self.values.keys():
+            return expr
+        [name] = roots
+        if expr.meta.is_column() and name not in self.hidden():
+            return expr  # the rows have the column as it is
+        values = self.values[name]
+        answers = (values.str.strip_chars() if values.dtype == pl.String else values).to_frame().select(expr)
+        return pl.lit(answers.to_series()).gather(pl.col(self._index(name)))
+
+    def shared(self, expr: pl.Expr, name: str) -> pl.Expr:
+        """``expr``, which several expressions use: as it is when its column's values are looked up, else
+        a column ``name`` worked out once per row (polars does not share it between expressions)."""
+        roots = set(expr.meta.root_names())
+        if len(roots) == 1 and roots <= self.values.keys():
+            return expr
+        self.computed.append(expr.alias(name))
+        return pl.col(name)
+
+    def indices(self) -> list[pl.Expr]:
+        """Each row's value index (UInt32) in the columns looked up: add them to the rows first."""
+        return [index.alias(self._index(name)) for name, index in self.index.items()]
+
+    def hidden(self) -> dict[str, str]:
+        """New names of the text columns looked up, whose text may be untrimmed (rename the rows'
+        columns after :meth:`indices`)."""
+        return {name: f"__raw_{name}" for name, values in self.values.items() if values.dtype == pl.String}
+
+    def restore(self) -> list[pl.Expr]:
+        """The hidden columns, trimmed, under their own names."""
+        return [pl.col(raw).str.strip_chars().alias(name) for name, raw in self.hidden().items()]
+
+    @staticmethod
+    def _index(name: str) -> str:
+        return f"__index_{name}"
 
 
 def _first_failed(checks: list[_Check]) -> pl.Expr:
@@ -513,20 +631,23 @@ def _mark_duplicates(
     rows kept by period.
 
     Only rows whose game_id occurs more than once are compared, content against content; all game_ids
-    distinct (the usual case) is seen from their 64-bit hashes alone, in the same pass as the counts.
+    distinct (the usual case) is seen from the ids alone (integers) or their 64-bit hashes (text), in
+    the same pass as the counts.
     """
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
     plan = rows.lazy()
-    seen = plan.select(
-        pl.col(c.PERIOD).cast(pl.Categorical),
-        pl.when(pl.col(c.GAME_ID).is_not_null()).then(pl.col(c.GAME_ID).hash()).alias("__hash"),
-    ).collect(engine=engine)
-    period_rows = collections.Counter(_by_period(seen))
-    hashes = seen["__hash"].drop_nulls()
-    if hashes.n_unique() == hashes.len():  # distinct hashes: distinct game_ids
+    game_id = pl.col(c.GAME_ID)
+    key = game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
+    seen, by_period = pl.collect_all(
+        [plan.select(pl.when(game_id.is_not_null()).then(key).alias("__key")), plan.group_by(c.PERIOD).len()],
+        engine=engine,
+    )
+    period_rows = collections.Counter(dict(by_period.iter_rows()))
+    keys = seen["__key"].drop_nulls()
+    if keys.n_unique() == keys.len():  # distinct keys: distinct game_ids
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
-    repeated = hashes.filter(hashes.is_duplicated()).unique()
-    candidates = plan.filter(pl.col(c.GAME_ID).is_not_null() & pl.col(c.GAME_ID).hash().is_in(repeated.implode()))
+    repeated = keys.filter(keys.is_duplicated()).unique()
+    candidates = plan.filter(game_id.is_not_null() & key.is_in(repeated.implode()))
     flagged, reused = _compare_repeats(candidates.collect(engine=engine))
     period_rows.subtract(_by_period(flagged.filter("__conflict")))
     marked = plan.with_columns(
@@ -536,8 +657,7 @@ def _mark_duplicates(
 
 
 def _by_period(rows: pl.DataFrame) -> dict[str, int]:
-    counts = rows.group_by(c.PERIOD).len().with_columns(pl.col(c.PERIOD).cast(pl.String))
-    return dict(counts.iter_rows())  # type: ignore[arg-type]
+    return dict(rows.group_by(c.PERIOD).len().iter_rows())  # type: ignore[arg-type]
 
 
 def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:

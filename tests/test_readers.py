@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
+
+import polars as pl
 
 from elo_batch.readers import read_table
 
@@ -49,3 +52,26 @@ def test_crlf_and_trailing_blank_lines(tmp_path) -> None:
 
     assert frame.select("a", "b", "source_row").rows() == [("1", "2", 1), ("3", "4", 3)]
     assert (info.rows, info.blank_rows) == (2, 2)
+
+
+def test_parquet_text_is_trimmed_unless_asked_to_keep_it_as_written(tmp_path) -> None:
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"Player ID": [" A", "B\t"], "rating": [2000, 1900]}).write_parquet(path)
+
+    trimmed, _ = read_table(str(path))
+    as_written, info = read_table(str(path), trim=False)
+
+    assert trimmed["player_id"].to_list() == ["A", "B"]
+    assert as_written["player_id"].to_list() == [" A", "B\t"]
+    assert as_written.select("source_row", "source_file").rows() == [(1, str(path)), (2, str(path))]
+    assert (info.rows, info.encoding, info.separator) == (2, "parquet", None)
+
+
+def test_a_parquet_file_is_recorded_with_the_size_and_sha256_of_its_bytes(tmp_path) -> None:
+    path = tmp_path / "t.parquet"
+    pl.DataFrame({"a": list(range(1000))}).write_parquet(path)
+    data = path.read_bytes()
+
+    _, info = read_table(str(path))
+
+    assert (info.size, info.sha256) == (len(data), hashlib.sha256(data).hexdigest())
