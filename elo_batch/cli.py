@@ -29,7 +29,6 @@ from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
-from elo_batch.pgn import read_pgn
 from elo_batch.progress import ProgressBar
 from elo_batch.readers import check_encoding, decode_text, unreadable
 from elo_batch.rules.sets import RuleSet
@@ -533,6 +532,8 @@ def import_pgn_command(
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
+        from elo_batch.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
+
         games, report = read_pgn(files)
         _report(report.lines(), write_games(games, out), games.height)
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
 
+import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
@@ -40,6 +41,9 @@ RATING_2DP = pl.Decimal(12, 2)
 ENGINE: Final = "streaming"
 Engine = Literal["in-memory", "streaming"]
 
+#: Table rows rated at a time for the per-player sums (see _rated_sums): a constant, so that float
+#: sums (logistic formula) add in the same order whatever the input's chunks.
+_SUM_ROWS: Final = 4_000_000
 #: Most slots of the dense id -> index table of integer player ids (UInt32: 1 GB; see _look_up_integers).
 _DENSE_SLOTS: Final = 1 << 28
 #: Columns of the period table (plus ``__w``, ``__b``: the players' dense indices): what the sums and
@@ -169,21 +173,11 @@ def rate_period(
     pending = _pending_sides(sides, ids, rules)
     pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
     flags = _pending_flags(pending, pools)
-    players = _players(sides, pending, listed, ids, pools, rules, period)
+    rated, uncounted = _rated_sums(table, list_rating, rules, ids.len(), flags["published"])
+    players = _players(rated, pending, listed, ids, pools, rules, period)
     if rules.rounding == "game":
         players = _change_by_game(players, sides, rules)
-    counted_side = pl.col("__rated") | _is_in_keys(pl.col("__key"), flags["published"])
-    not_counted_rows = (  # rows none of whose sides count
-        sides.filter(~counted_side)
-        .group_by("row_key")
-        .agg(pl.len(), pl.col("one_sided").first())
-        .filter(pl.col("len") == pl.when("one_sided").then(1).otherwise(2))
-        .select(pl.len())
-    )
-    ratings, uncounted = pl.collect_all(
-        [_finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID), not_counted_rows],
-        engine=ENGINE,
-    )
+    ratings = _finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID).collect(engine=ENGINE)
     source_file = games.source_file(pl.col("row_key"))
     audit = _audit(table, ids, list_rating, players, flags, source_file, games.absent, rules, period)
     undated = pl.col(c.PERIOD).is_null()
@@ -191,7 +185,7 @@ def rate_period(
         pl.lit(period).alias(c.PERIOD)
     )
     in_period = table.height
-    counted = in_period - uncounted.item()
+    counted = in_period - uncounted
     other = (
         sum(rows for month, rows in games.period_rows.items() if month != period)
         + games.rejected.filter(
@@ -359,12 +353,17 @@ def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], en
     low, high = index["__key"].min(), index["__key"].max()
     slots = 0 if low is None else int(high) - int(low) + 1  # type: ignore[arg-type]
     if 0 < slots <= min(_DENSE_SLOTS, 64 * index.height + (1 << 20)):
-        table = pl.Series("__idx", [], pl.UInt32).extend_constant(None, slots)
-        table = table.scatter(index["__key"] - low, index["__idx"])
+        # slot -> index, and one more slot for ids out of range; no index: a sentinel (no null mask to
+        # build or read: faster)
+        unlisted = np.iinfo(np.uint32).max
+        slot_index = np.full(slots + 1, unlisted, np.uint32)
+        slot_index[(index["__key"] - low).to_numpy()] = index["__idx"].to_numpy()
+        table = pl.Series("__idx", slot_index)
 
         def dense(name: str) -> pl.Expr:
             slot = pl.col(name) - low
-            return pl.lit(table).gather(pl.when((slot >= 0) & (slot < slots)).then(slot))
+            found = pl.lit(table).gather(pl.when((slot >= 0) & (slot < slots)).then(slot).otherwise(slots))
+            return pl.when(found != unlisted).then(found)
 
         found = rows.with_columns(dense(c.WHITE_ID).alias("__w"), dense(c.BLACK_ID).alias("__b"))
     else:
@@ -490,6 +489,68 @@ def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
     return key.is_in(keys.implode()) if keys.len() else pl.lit(False)
 
 
+def _rated_sums(
+    table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet, players: int, published: pl.Series
+) -> tuple[pl.DataFrame, int]:
+    """Each player's sums over their rated game sides, and the number of table rows none of whose sides
+    counts (neither rated nor pooled into a published first rating: ``published`` keys).
+
+    The table is rated :data:`_SUM_ROWS` rows at a time, both sides of each row side by side, and the
+    values are added into per-player arrays by dense index (numpy's unbuffered ``add.at``: polars has no
+    scatter-add, and its group-by hashes the indices; this is several times faster). The sums are
+    exact integers for table 8.1.2 and whole ratings (PD in hundredths); with the logistic formula or
+    fractional ratings, floats added in row order, the same order every run.
+
+    Returns:
+        One row per player with at least one rated side: ``__idx`` (UInt32), ``__n`` (rated games),
+        ``__w100`` (score, hundredths), ``__pd100`` (sum of PD, hundredths), ``__dev100`` (sum of
+        score - PD, hundredths), ``__opp`` (sum of the opponents' ratings, rating points); and the count.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3-8.3.4: the change is K x sum(score - PD) over the
+        period, rounded once (``fide-rules.md`` section 4).
+    """
+    exact = rules.expected == "table"  # PD in whole hundredths: sum(score - PD) = sum(score) - sum(PD)
+    whole = rules.rounding != "none"  # whole ratings: the opponents' ratings add as integers
+    values = {  # name: (value of a rated side, dtype of its sum)
+        "__n": (pl.lit(1), pl.Int64),
+        "__w100": (pl.col("__score100"), pl.Int64),
+        "__pd100": (pl.col("__pd100"), pl.Int64 if exact else pl.Float64),
+        "__opp": (pl.col(c.OPPONENT_RATING), pl.Int64 if whole else pl.Float64),
+        **({} if exact else {"__dev100": (pl.col("__dev100"), pl.Float64)}),
+    }
+    sums = {
+        name: np.zeros(players, np.int64 if dtype == pl.Int64 else np.float64) for name, (_, dtype) in values.items()
+    }
+    uncounted = 0
+    row = ["row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate"]
+    for part in table.iter_slices(_SUM_ROWS):
+        white, black = pl.collect_all(
+            [
+                _rate_sides(part.lazy().select(*row, *_side(is_white)), list_rating, rules).select(
+                    pl.col("__idx").fill_null(0),
+                    *(
+                        pl.when(pl.col("__rated") & has_side).then(value).otherwise(0).cast(dtype).alias(name)
+                        for name, (value, dtype) in values.items()
+                    ),
+                    ((pl.col("__rated") | _is_in_keys(pl.col("__key"), published)) & has_side).alias("__counted"),
+                )
+                # one-sided rows have no black side
+                for is_white, has_side in ((True, pl.lit(True)), (False, ~pl.col("one_sided")))
+            ],
+            engine="in-memory",
+        )
+        uncounted += int((~white["__counted"] & ~black["__counted"]).sum())
+        for side in (white, black):
+            index = side["__idx"].to_numpy()
+            for name, total in sums.items():
+                np.add.at(total, index, side[name].to_numpy())
+    frame = pl.DataFrame({"__idx": np.arange(players, dtype=np.uint32), **sums})
+    if exact:
+        frame = frame.with_columns((pl.col("__w100") - pl.col("__pd100")).alias("__dev100"))
+    return frame.filter(pl.col("__n") > 0), uncounted
+
+
 def _sum_engine(rules: RuleSet) -> Engine:
     """The engine for per-player sums: streaming where they are exact integers (table 8.1.2, whole
     ratings), else in-memory, which adds floating-point values in row order, so that a run gives the same
@@ -498,7 +559,7 @@ def _sum_engine(rules: RuleSet) -> Engine:
 
 
 def _players(
-    sides: pl.LazyFrame,
+    rated: pl.DataFrame,
     pending: pl.DataFrame,
     listed: pl.DataFrame,
     ids: pl.Series,
@@ -506,7 +567,8 @@ def _players(
     rules: RuleSet,
     period: str,
 ) -> pl.DataFrame:
-    """Per-player sums over the period, K after the 700 rule, and the rounded change, by player index.
+    """Per-player K after the 700 rule and the rounded change, by player index, from the sums of the
+    rated sides (``rated``, see :func:`_rated_sums`) and of the pending ones.
 
     One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
     force and the unrated players with pooled games.
@@ -514,21 +576,6 @@ def _players(
     # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
     # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
     # a rated player, or the pending sums of an unrated one.
-    exact = rules.expected == "table"  # PD in whole hundredths: sum(score - PD) = sum(score) - sum(PD)
-    rated_sums = (
-        sides.filter("__rated")
-        .group_by("__idx")
-        .agg(
-            pl.len().cast(pl.Int64).alias("__n"),
-            pl.col("__score100").sum().cast(pl.Int64).alias("__w100"),
-            pl.col("__pd100").sum(),
-            pl.col(c.OPPONENT_RATING).sum().alias("__opp"),
-            *([] if exact else [pl.col("__dev100").sum()]),
-        )
-    )
-    if exact:
-        rated_sums = rated_sums.with_columns((pl.col("__w100") - pl.col("__pd100")).alias("__dev100"))
-    rated = rated_sums.collect(engine=_sum_engine(rules))
     pending_sums = pending.group_by("__idx").agg(
         pl.len().cast(pl.Int64).alias("__pending_n"),
         pl.col(c.OPPONENT_RATING).sum().alias("__pending_opp"),

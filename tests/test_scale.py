@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from elo_batch.encode import write_table
-from tests.conftest import read_table, write_csv
+from tests.conftest import read_table, reconciliation, write_csv
 
 
 def test_a_typed_parquet_list_of_70000_players_is_read(cli, tmp_path: Path) -> None:
@@ -86,6 +86,29 @@ def test_chunks_of_two_rows_give_the_outputs_of_one_chunk(cli, tmp_path: Path) -
         "duplicate row", "duplicate row", "forfeit", "forfeit", "pending first rating", "unrated opponent",
     ]  # fmt: skip
     assert sorted(read_table(chunked, "rejected", "2025-11")["source_row"].to_list()) == [4, 8, 9]
+
+
+def test_sums_added_a_row_at_a_time_give_the_outputs_of_one_pass(cli, tmp_path: Path, monkeypatch) -> None:
+    """The per-player sums rate the period table in slices (_SUM_ROWS rows): slices of one row give
+    the same tables and the same row accounting (duplicates, forfeits, pending first ratings)."""
+    games = _games_parquet(tmp_path)
+    lst = write_csv(tmp_path / "list.csv", LIST)
+    whole, sliced = tmp_path / "whole", tmp_path / "sliced"
+
+    first = cli.run(f"run {games} --ratings {lst} --period 2025-11..2025-12", whole)
+    monkeypatch.setattr("elo_batch.period._SUM_ROWS", 1)
+    second = cli.run(f"run {games} --ratings {lst} --period 2025-11..2025-12", sliced)
+
+    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    assert first.output.replace(str(whole), "OUT") == second.output.replace(str(sliced), "OUT")
+    for period in ("2025-11", "2025-12"):
+        for table, frame in _outputs(whole, period).items():
+            assert frame.equals(_outputs(sliced, period)[table]), (period, table)
+    november = read_table(sliced, "ratings", "2025-11").filter(pl.col("player_id").is_in(["A", "B", "C"]))
+    assert november["rating"].to_list() == [2007, 1898, 2097]
+    # counted: g1, g6; not counted: g1's repeat, the forfeit g2, g4 (N1 unrated); g5 is December;
+    # rejected: g3 (2-0) and both g7 rows
+    assert reconciliation(second.output) == {"read": 9, "counted": 2, "not_counted": 3, "other": 1, "rejected": 3}
 
 
 def test_a_64_bit_hash_collision_falls_back_to_the_ids_themselves(cli, tmp_path: Path, monkeypatch) -> None:
