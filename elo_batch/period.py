@@ -169,17 +169,18 @@ def rate_period(
     in_memory = isinstance(games.rows, pl.DataFrame)
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
-    sides = _sides(table, list_rating, rules)
+    both = _rate_table(table, list_rating, rules)
+    sides = _sides(table, both, rules)
     pending = _pending_sides(sides, ids, rules)
     pools = pool_first_ratings(pending.lazy(), listed.lazy(), rules, period).collect()
     flags = _pending_flags(pending, pools)
-    rated, uncounted = _rated_sums(table, list_rating, rules, ids.len(), flags["published"])
+    rated, uncounted = _rated_sums(table, both, rules, ids.len(), flags["published"])
     players = _players(rated, pending, listed, ids, pools, rules, period)
     if rules.rounding == "game":
         players = _change_by_game(players, sides, rules)
     ratings = _finish_list(players.lazy().filter("__output"), rules, period).sort(c.PLAYER_ID).collect(engine=ENGINE)
     source_file = games.source_file(pl.col("row_key"))
-    audit = _audit(table, ids, list_rating, players, flags, source_file, games.absent, rules, period)
+    audit = _audit(table, both, ids, players, flags, source_file, games.absent, rules, period)
     undated = pl.col(c.PERIOD).is_null()
     rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
@@ -381,21 +382,24 @@ def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], en
 
 
 def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
-    """The ratings used for each game side, whether it counts (``__code``), D, PD and score - PD.
+    """The rating used for each game side, whether it counts (``__code``) and PD.
 
-    ``sides`` has, per side, the player's and the opponent's index (``__idx``, ``__opp``), the player's
-    score in hundredths (``__score100``), the ratings on the game row (``__ro_game``, ``__rc_game``) and
-    the row's ``one_sided``, ``forfeit`` and ``duplicate``. Adds ``rating``, ``opponent_rating``,
-    ``__code``, ``__rated``, ``rating_diff``, ``capped``, ``__pd100`` and ``__dev100`` (hundredths).
+    ``sides`` has, per side, the player's and the opponent's index (``__idx``, ``__opp``), the ratings
+    on the game row (``__ro_game``, ``__rc_game``) and the row's ``one_sided``, ``forfeit`` and
+    ``duplicate``. Adds ``rating`` (Ro; Int32, or Float64 when ratings stay fractional), ``__code``
+    (UInt8, 0 = counted; see the constants above) and ``__pd100`` (PD in hundredths, Int8 for table
+    8.1.2, Float64 for the formula; null when not counted).
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.1-8.3.2 (D after the 400-point rule, PD), 5.1
+        (forfeits), 7.1 (unrated players); ``fide-rules.md`` sections 1-3.
     """
     # Whole ratings (a fractional one is refused on reading unless ratings stay fractional) as integers:
-    # cheaper to compute with and to write.
-    rating_type = pl.Float64 if rules.rounding == "none" else pl.Int64
+    # cheaper to compute with, to keep and to write.
+    rating_type = pl.Float64 if rules.rounding == "none" else pl.Int32
     ratings = pl.lit(list_rating.cast(rating_type))
-    sides = sides.with_columns(
-        ratings.gather(pl.col("__idx")).alias("__ro_list"),
-        ratings.gather(pl.col("__opp")).alias("__rc_list"),
-    ).with_columns(
+    ro_list, rc_list = ratings.gather(pl.col("__idx")), ratings.gather(pl.col("__opp"))
+    sides = sides.with_columns(ro_list.alias("__ro_list"), rc_list.alias("__rc_list")).with_columns(
         pl.coalesce(pl.col("__ro_game").cast(rating_type), "__ro_list").alias(c.RATING),
         pl.coalesce(pl.col("__rc_game").cast(rating_type), "__rc_list").alias(c.OPPONENT_RATING),
     )
@@ -420,15 +424,60 @@ def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> 
         .otherwise(0)
         .cast(pl.UInt8)
     )
-    sides = sides.with_columns(code.alias("__code")).with_columns((pl.col("__code") == 0).alias("__rated"))
-    sides = sides.with_columns(
+    pd100 = engine.expected_score_100(engine.capped_difference(ro, rc, rules.cap_400), rules.expected)
+    return sides.with_columns(code.alias("__code")).with_columns(
+        pl.when(pl.col("__code") == 0).then(pd100).cast(_pd_type(rules)).alias("__pd100")
+    )
+
+
+def _pd_type(rules: RuleSet) -> pl.DataType:
+    """PD in hundredths as kept: 0..100 from table 8.1.2, a fraction from the formula."""
+    return pl.Int8() if rules.expected == "table" else pl.Float64()
+
+
+def _results(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """Game sides with ``rating``, ``opponent_rating``, ``__code``, ``__pd100`` and ``__score100`` (see
+    :func:`_rate_sides`) completed: ``__rated``, ``rating_diff`` (D after the 400-point rule),
+    ``capped`` and ``__dev100`` (score - PD, hundredths), each null when the side does not count."""
+    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
+    sides = sides.with_columns((pl.col("__code") == 0).alias("__rated"))
+    return sides.with_columns(
         pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400)).alias(c.RATING_DIFF),
         pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400)).alias(c.CAPPED),
+        (pl.col("__score100") - pl.col("__pd100")).alias("__dev100"),
     )
-    pd100 = engine.expected_score_100(pl.col(c.RATING_DIFF), rules.expected)
-    return sides.with_columns(pl.when("__rated").then(pd100).alias("__pd100")).with_columns(
-        pl.when("__rated").then(pl.col("__score100") - pl.col("__pd100")).alias("__dev100")
-    )
+
+
+#: What :func:`_rate_table` keeps of each game side.
+_RATED = (c.RATING, "__code", "__pd100")
+
+
+def _rate_table(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.DataFrame:
+    """Both sides of every table row rated once (:func:`_rate_sides`), for the sums and the audit: the
+    white sides of the rows in table order, then the black sides (``2 x height`` rows; the black side
+    of a one-sided row is there too, but never used). Columns ``_RATED``. Worked out
+    :data:`_SUM_ROWS` rows at a time, so that the intermediate columns stay small."""
+    row = ["one_sided", "forfeit", "duplicate"]
+    parts: dict[bool, list[pl.DataFrame]] = {True: [], False: []}
+    for part in list(table.iter_slices(_SUM_ROWS)) or [table]:
+        white, black = pl.collect_all(
+            [
+                _rate_sides(part.lazy().select(*row, *_side(is_white)), list_rating, rules).select(_RATED)
+                for is_white in (True, False)
+            ],
+            engine="in-memory",
+        )
+        parts[True].append(white)
+        parts[False].append(black)
+    return pl.concat([*parts[True], *parts[False]], rechunk=True)
+
+
+def _rated_side(both: pl.DataFrame, white: bool) -> pl.DataFrame:
+    """The rated white (or black) sides of the table rows, from :func:`_rate_table`'s frame, with the
+    opponent's rating (the other side's)."""
+    half = both.height // 2
+    me, other = (both.head(half), both.tail(half)) if white else (both.tail(half), both.head(half))
+    return me.with_columns(other[c.RATING].alias(c.OPPONENT_RATING))
 
 
 def _side(white: bool) -> list[pl.Expr]:
@@ -445,13 +494,15 @@ def _side(white: bool) -> list[pl.Expr]:
     ]
 
 
-def _sides(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
-    """Both sides of two-sided games and the player's side of one-sided rows, from the period table
-    (white sides first; :func:`_audit` puts them in input order)."""
+def _sides(table: pl.DataFrame, both: pl.DataFrame, rules: RuleSet) -> pl.LazyFrame:
+    """Both sides of two-sided games and the player's side of one-sided rows, rated (``both``: see
+    :func:`_rate_table`; white sides first, :func:`_audit` puts them in input order)."""
     row = ["row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate"]
-    white = table.lazy().select(*row, *_side(True))
-    black = table.lazy().filter(~pl.col("one_sided")).select(*row, *_side(False))
-    return _rate_sides(pl.concat([white, black]), list_rating, rules)
+    white, black = (
+        pl.concat([table.lazy().select(*row, *_side(is_white)), _rated_side(both, is_white).lazy()], how="horizontal")
+        for is_white in (True, False)
+    )
+    return _results(pl.concat([white, black.filter(~pl.col("one_sided"))]), rules)
 
 
 def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.DataFrame:
@@ -493,16 +544,16 @@ def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
 
 
 def _rated_sums(
-    table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet, players: int, published: pl.Series
+    table: pl.DataFrame, both: pl.DataFrame, rules: RuleSet, players: int, published: pl.Series
 ) -> tuple[pl.DataFrame, int]:
     """Each player's sums over their rated game sides, and the number of table rows none of whose sides
     counts (neither rated nor pooled into a published first rating: ``published`` keys).
 
-    The table is rated :data:`_SUM_ROWS` rows at a time, both sides of each row side by side, and the
-    values are added into per-player arrays by dense index (numpy's unbuffered ``add.at``: polars has no
-    scatter-add, and its group-by hashes the indices; this is several times faster). The sums are
-    exact integers for table 8.1.2 and whole ratings (PD in hundredths); with the logistic formula or
-    fractional ratings, floats added in row order, the same order every run.
+    The sides rated by :func:`_rate_table` (``both``) are taken :data:`_SUM_ROWS` table rows at a
+    time, and their values added into per-player arrays by dense index (numpy's unbuffered
+    ``add.at``: polars has no scatter-add, and its group-by hashes the indices; this is several times
+    faster). The sums are exact integers for table 8.1.2 and whole ratings (PD in hundredths); with
+    the logistic formula or fractional ratings, floats added in row order, the same order every run.
 
     Returns:
         One row per player with at least one rated side: ``__idx`` (UInt32), ``__n`` (rated games),
@@ -520,25 +571,32 @@ def _rated_sums(
         "__w100": (pl.col("__score100"), pl.Int64),
         "__pd100": (pl.col("__pd100"), pl.Int64 if exact else pl.Float64),
         "__opp": (pl.col(c.OPPONENT_RATING), pl.Int64 if whole else pl.Float64),
-        **({} if exact else {"__dev100": (pl.col("__dev100"), pl.Float64)}),
+        **({} if exact else {"__dev100": (pl.col("__score100") - pl.col("__pd100"), pl.Float64)}),
     }
     sums = {
         name: np.zeros(players, np.int64 if dtype == pl.Int64 else np.float64) for name, (_, dtype) in values.items()
     }
     uncounted = 0
-    row = ["row_key", c.DATE, c.EVENT_ID, "one_sided", "forfeit", "duplicate"]
-    for part in table.iter_slices(_SUM_ROWS):
+    sides = {is_white: _rated_side(both, is_white) for is_white in (True, False)}
+    rated = pl.col("__rated")
+    for start in range(0, table.height, _SUM_ROWS):
+        part = table.slice(start, _SUM_ROWS)
         white, black = pl.collect_all(
             [
-                _rate_sides(part.lazy().select(*row, *_side(is_white)), list_rating, rules).select(
+                pl.concat(
+                    [part.lazy().select("one_sided", *_side(is_white)), sides[is_white].slice(start, _SUM_ROWS).lazy()],
+                    how="horizontal",
+                )
+                .with_columns(has_side.alias("__has_side"))  # one-sided rows have no black side
+                .with_columns(((pl.col("__code") == 0) & pl.col("__has_side")).alias("__rated"))
+                .select(
                     pl.col("__idx").fill_null(0),
                     *(
-                        pl.when(pl.col("__rated") & has_side).then(value).otherwise(0).cast(dtype).alias(name)
+                        pl.when(rated).then(value).otherwise(0).cast(dtype).alias(name)
                         for name, (value, dtype) in values.items()
                     ),
-                    ((pl.col("__rated") | _is_in_keys(pl.col("__key"), published)) & has_side).alias("__counted"),
+                    ((rated | _is_in_keys(pl.col("__key"), published)) & pl.col("__has_side")).alias("__counted"),
                 )
-                # one-sided rows have no black side
                 for is_white, has_side in ((True, pl.lit(True)), (False, ~pl.col("one_sided")))
             ],
             engine="in-memory",
@@ -653,8 +711,8 @@ def _change_by_game(players: pl.DataFrame, sides: pl.LazyFrame, rules: RuleSet) 
 
 def _audit(
     table: pl.DataFrame,
+    both: pl.DataFrame,
     ids: pl.Series,
-    list_rating: pl.Series,
     players: pl.DataFrame,
     flags: dict[str, pl.Series],
     source_file: pl.Expr,
@@ -670,8 +728,8 @@ def _audit(
 
     Output row ``j`` is side ``j % 2`` (white, black) of table row ``j // 2`` (the black side of a
     one-sided row is left out); every column is gathered from the table's columns, or from the white
-    and black values laid end to end, then rated as :func:`_sides` rates them. Columns no input has
-    (``absent``) stay constants.
+    and black values laid end to end (as in ``both``, the sides rated by :func:`_rate_table`), then
+    completed as :func:`_sides` completes them. Columns no input has (``absent``) stay constants.
     """
     table = table.with_columns((100 - pl.col("score100")).cast(pl.Int16).alias("__black_score100"))
     n = table.height
@@ -684,8 +742,12 @@ def _audit(
     def side(name: str, white: str, black: str) -> pl.Expr:
         if white in absent and black in absent:
             return pl.lit(None, CANONICAL_SCHEMA[white]).alias(name)
-        both = pl.concat([table[white], table[black]], rechunk=True)
-        return pl.lit(both).gather(pl.col("__at") + pl.col("__side") * n).alias(name)
+        values = pl.concat([table[white], table[black]], rechunk=True)
+        return pl.lit(values).gather(pl.col("__at") + pl.col("__side") * n).alias(name)
+
+    def rated(name: str, *, opponent: bool = False) -> pl.Expr:
+        other_side = (1 - pl.col("__side")) if opponent else pl.col("__side")
+        return pl.lit(both[name]).gather(pl.col("__at") + other_side * n)
 
     index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
     order = pl.LazyFrame({"__j": pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
@@ -699,8 +761,10 @@ def _audit(
         side("__idx", "__w", "__b"),
         side("__opp", "__b", "__w"),
         side("__score100", "score100", "__black_score100"),
-        side("__ro_game", c.WHITE_RATING, c.BLACK_RATING),
-        side("__rc_game", c.BLACK_RATING, c.WHITE_RATING),
+        rated(c.RATING).alias(c.RATING),
+        rated(c.RATING, opponent=True).alias(c.OPPONENT_RATING),
+        rated("__code").alias("__code"),
+        rated("__pd100").alias("__pd100"),
         *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
     ).with_columns((2 * pl.col("row_key") + pl.col("__side")).alias("__key"))
     k_used = pl.lit(players[c.K_USED]).gather(pl.col("__idx"))
@@ -712,8 +776,8 @@ def _audit(
     reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code; 6: first event scored zero (B.02 8.2.1)
     reason = pl.when(ignored).then(6).when(published).then(0).otherwise("__code").cast(pl.UInt32)
     colour = pl.when(pl.col("one_sided")).then(None).otherwise(pl.col("__side")).cast(pl.UInt32)
-    rated = _rate_sides(sides, list_rating, rules).with_columns(pl.when("__rated").then(k_used).alias("__k"))
-    return rated.select(
+    completed = _results(sides, rules).with_columns(pl.when("__rated").then(k_used).alias("__k"))
+    return completed.select(
         pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),
         c.GAME_ID,
         source_file.alias(c.SOURCE_FILE),
