@@ -518,7 +518,7 @@ def _pending_sides(sides: pl.LazyFrame, ids: pl.Series, rules: RuleSet) -> pl.Da
             c.EVENT_ID,
             pl.lit(ids).gather(pl.col("__idx")).alias(c.PLAYER_ID),
             pl.col("__score100").alias("score100"),
-            c.OPPONENT_RATING,
+            pl.col(c.OPPONENT_RATING).cast(pl.Float64 if rules.rounding == "none" else pl.Int64),  # summed
             pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON),
         )
         .collect(engine=ENGINE)
