@@ -286,7 +286,7 @@ def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     return (
         text_column(frame.schema, name).cast(pl.Float64, strict=False)
         if frame.schema[name] == pl.String
-        else pl.col(name).cast(pl.Float64, strict=False)
+        else pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
     )
 
 

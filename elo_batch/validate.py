@@ -499,7 +499,7 @@ def _quoted(expr: pl.Expr) -> pl.Expr:
 
 def text_column(schema: pl.Schema, name: str) -> pl.Expr:
     """A raw input column as text: null when absent or empty; whole floats lose their '.0' (a Parquet
-    id written 123.0 is '123'); other types as polars writes them."""
+    id written 123.0 is '123'), NaN is empty (pandas' missing value); other types as polars writes them."""
     dtype = schema.get(name)
     if dtype is None:
         return pl.lit(None, pl.String)
@@ -507,7 +507,14 @@ def text_column(schema: pl.Schema, name: str) -> pl.Expr:
     if dtype == pl.String:
         return pl.when(expr.str.len_bytes() > 0).then(expr)
     if dtype.is_float():
-        return pl.when(expr == expr.round(0)).then(expr.cast(pl.Int64).cast(pl.String)).otherwise(expr.cast(pl.String))
+        whole = expr.is_finite() & (expr == expr.round(0))
+        return (
+            pl.when(expr.is_nan())
+            .then(None)
+            .when(whole)
+            .then(expr.cast(pl.Int64, strict=False).cast(pl.String))
+            .otherwise(expr.cast(pl.String))
+        )
     return expr.cast(pl.String)
 
 
@@ -531,6 +538,8 @@ class _ColumnReader:
         dtype = self.schema.get(name)
         if dtype is None or dtype == pl.String:
             return self.text(name).is_null()
+        if dtype.is_float():  # NaN is missing too (see text_column)
+            return pl.col(name).is_null() | pl.col(name).is_nan()
         return pl.col(name).is_null()
 
     def same_text(self, left: str, right: str) -> pl.Expr:
@@ -564,7 +573,7 @@ class _ColumnReader:
             return pl.lit(None, pl.Float64)
         if dtype == pl.String:
             return self.text(name).cast(pl.Float64, strict=False)
-        return pl.col(name).cast(pl.Float64, strict=False)
+        return pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
 
     def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
         """Checks of a rating column: a number, whole unless ``fractional``, 0 < rating < 3500."""
@@ -606,7 +615,15 @@ class _ColumnReader:
                     name, pl.col(name).is_not_null(), pl.lit(f"a rating must be a number, the column type is {dtype}")
                 )
             )
-        elif not fractional:
+        else:
+            checks.append(
+                _Check(
+                    name,
+                    value.is_not_null() & ~value.is_finite(),
+                    pl.format("{} is not a rating. Hint: a number of rating points.", _quoted(text)),
+                )
+            )
+        if dtype.is_numeric() and not fractional:
             checks.append(
                 _Check(
                     name,

@@ -336,3 +336,39 @@ def test_list_columns_that_name_outputs_are_reported(cli, tmp_path) -> None:
     result = _run(cli, tmp_path, games, rating_list)
     assert result.exit_code == 0, result.output
     assert "list column(s) games name outputs of a period and were not carried" in result.output
+
+
+def test_nan_in_parquet_float_columns_is_a_missing_value_and_infinity_is_refused(cli, tmp_path) -> None:
+    """pandas writes a missing float as NaN: a NaN id or score is missing (the row is rejected), a NaN
+    game rating is no rating (the list's is used); an infinite rating is not a rating. Never a crash."""
+    games = tmp_path / "g.parquet"
+    nan, inf = float("nan"), float("inf")
+    pl.DataFrame(
+        {
+            "date": ["2025-11-03"] * 4,
+            "player_id": [1.0, 2.0, nan, 1.0],
+            "player_rating": [2000.0, 2000.0, 2000.0, nan],
+            "opponent_rating": [1900.0, 1900.0, 1900.0, inf],
+            "score": [1.0, nan, 0.5, 1.0],
+        }
+    ).write_parquet(games)
+    rating_list = tmp_path / "l.parquet"
+    pl.DataFrame({"player_id": [1, 2, 3], "rating": [2000.0, 2000.0, nan]}).write_parquet(rating_list)
+
+    result = cli.run(f"run {games} --ratings {rating_list} --period 2025-11")
+
+    assert result.exit_code == 0, result.output
+    rejected = read_table(tmp_path / "out", "rejected", "2025-11")
+    assert rejected.select("source_row", "column", "reason").rows() == [
+        (2, "score", "missing score"),
+        (3, "player_id", "missing player_id"),
+        (4, "opponent_rating", "'inf' is not a rating. Hint: a number of rating points."),
+    ]
+    ratings = read_table(tmp_path / "out", "ratings", "2025-11")
+    # 1 (2000, K 20) beats a 1900: D 100, PD .64, +.36 x 20 = +7.2 -> +7; 3's NaN rating is no rating
+    assert ratings.select("player_id", "change", "status").rows() == [  # a float id column is text
+        ("1", 7, "rated"),
+        ("2", 0, "rated"),
+        ("3", None, "unrated"),
+    ]
+    assert reconciliation(result.output) == {"read": 4, "counted": 1, "not_counted": 0, "other": 0, "rejected": 3}
