@@ -32,7 +32,7 @@ from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force, list_schema
 from elo_batch.rules.sets import RuleSet
-from elo_batch.validate import CANONICAL_SCHEMA, GamesInput
+from elo_batch.validate import GamesInput
 
 #: Ratings and changes kept fractional (``--rounding none``): written with exactly 2 decimals.
 RATING_2DP = pl.Decimal(12, 2)
@@ -269,7 +269,7 @@ def _period_table(
     if not carried:
         table = pl.concat([rows.select(kept).collect(engine=engine), table], how="horizontal")
     table = table.drop("__collision").with_columns(
-        pl.lit(None, CANONICAL_SCHEMA[name]).alias(name) for name in _TABLE if name in absent
+        pl.lit(None, rows.collect_schema()[name]).alias(name) for name in _TABLE if name in absent
     )
     positions = table.select(pl.arg_where(pl.col("__unlisted"))).to_series()
     if positions.len() == 0:
@@ -736,12 +736,12 @@ def _audit(
 
     def row(name: str) -> pl.Expr:
         if name in absent:
-            return pl.lit(None, CANONICAL_SCHEMA[name]).alias(name)
+            return pl.lit(None, table.schema[name]).alias(name)
         return pl.lit(table[name]).gather(pl.col("__at")).alias(name)
 
     def side(name: str, white: str, black: str) -> pl.Expr:
         if white in absent and black in absent:
-            return pl.lit(None, CANONICAL_SCHEMA[white]).alias(name)
+            return pl.lit(None, table.schema[white]).alias(name)
         values = pl.concat([table[white], table[black]], rechunk=True)
         return pl.lit(values).gather(pl.col("__at") + pl.col("__side") * n).alias(name)
 

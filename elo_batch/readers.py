@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 import polars as pl
+import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError
@@ -221,11 +222,17 @@ def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
 
 
 def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
-    """Rows read from Parquet, with their ``source_row``; text trimmed with ``trim``."""
-    return frame.with_columns(
+    """Rows read from Parquet, with their ``source_row``; dictionary-encoded text (Categorical, Enum)
+    as plain text; text trimmed with ``trim``."""
+    return frame.with_columns(_DICTIONARY_AS_TEXT).with_columns(
         *([pl.col(pl.String).str.strip_chars()] if trim else []),
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
     )
+
+
+#: Categorical and Enum columns (text a writer dictionary-encoded) read as the text they hold, so that
+#: they are checked, trimmed and compared as every other text is.
+_DICTIONARY_AS_TEXT = (cs.categorical() | cs.enum()).cast(pl.String)
 
 
 def _digest(path: str) -> tuple[int, str]:
@@ -272,7 +279,8 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
     names = [_normalise(name) for name in columns]
     _check_unique(columns, names, path)
     frame = (
-        scan.with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
+        scan.with_columns(_DICTIONARY_AS_TEXT)
+        .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .with_row_index("__source_row", offset=1)
         .rename(dict(zip(columns, names, strict=True)))
         .with_columns(

@@ -191,13 +191,14 @@ def load_games(
         absent_by_file.append(missing)
         offset += info.rows
     # Integer ids stay integers only when every file has them; else all are text, as CSV gives them.
-    # The same for game_ids, among the files that have them.
+    # The same for game_ids, among the files that have them; without any game_id, they take the type
+    # of the player ids (integer Parquet inputs give integer outputs, whatever the month's files).
     schemas = [good.collect_schema() for good, _ in plans] if stream else [good.schema for good, _ in checked]
     integer_ids = all(schema[c.WHITE_ID] == pl.Int64 for schema in schemas)
+    has_game_ids = [c.GAME_ID not in missing for missing in absent_by_file]
     integer_games = all(
-        schema[c.GAME_ID] == pl.Int64 or c.GAME_ID in missing
-        for schema, missing in zip(schemas, absent_by_file, strict=True)
-    ) and any(schema[c.GAME_ID] == pl.Int64 for schema in schemas)
+        schema[c.GAME_ID] == pl.Int64 for schema, has in zip(schemas, has_game_ids, strict=True) if has
+    ) and (any(has_game_ids) or integer_ids)
     id_types = [
         pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.Int64 if integer_ids else pl.String),
         pl.col(c.GAME_ID).cast(pl.Int64 if integer_games else pl.String),

@@ -74,7 +74,8 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
             table has a column of another type than the period's (say ``player_id`` INTEGER, or a
             ``--rounding none`` run into whole-point tables), or a statement fails; the transaction is
             rolled back and the database keeps its previous rows. Integer ids go into a table of text
-            ids as text (the same ids: they are compared as text).
+            ids as text, and text ids into a table of integer ids turn its ids into text (the same ids:
+            ids are compared as text).
     """
     duckdb = _duckdb()
     connection = _connect(duckdb, database)
@@ -96,6 +97,11 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
         connection.close()
 
 
+#: Id columns: integers and text are the same ids (compared as text), so either may join the other.
+_IDS = (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
+
+
 def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
     incoming = frame.with_columns(
@@ -111,9 +117,7 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
     incoming = incoming.with_columns(
         pl.col(column).cast(pl.String)
         for column, dtype in incoming.schema.items()
-        if column in (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
-        and dtype.is_integer()
-        and existing.get(column) == "VARCHAR"
+        if column in _IDS and dtype.is_integer() and existing.get(column) == "VARCHAR"
     )
     connection.register("incoming", incoming.to_arrow())
     try:
@@ -127,13 +131,17 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
         for column in incoming.columns:
             if column not in existing:
                 connection.execute(f'ALTER TABLE "{name}" ADD COLUMN "{column}" {types[column]}')
+            elif column in _IDS and types[column] == "VARCHAR" and existing[column] in _INTEGER_TYPES:
+                # text ids into a table of integer ids: the table's ids become their text (the same ids,
+                # since ids compare as text; 0123 stays apart from 123)
+                connection.execute(f'ALTER TABLE "{name}" ALTER COLUMN "{column}" TYPE VARCHAR')
             elif column not in untyped and existing[column] != types[column]:
                 raise OutputError(
                     f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
                     f"{types[column]}; nothing of period {period} was loaded",
                     column="--duckdb",
-                    hint="load runs of one kind into one database (integer ids from text ones; --rounding none "
-                    "runs apart), or start a new database file.",
+                    hint="load runs of one kind into one database (--rounding none runs apart), or start a new "
+                    "database file.",
                 )
         connection.execute(f'DELETE FROM "{name}" WHERE period = ?', [period])
         connection.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')

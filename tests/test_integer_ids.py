@@ -146,3 +146,38 @@ def test_integer_ids_load_into_a_warehouse_of_text_ids(cli, tmp_path: Path) -> N
             "SELECT period, count(*) FROM audit WHERE player_id = '40' GROUP BY period ORDER BY period"
         ).fetchall()
     assert rows == [("2025-11", 3), ("2025-12", 2)]
+
+
+def test_without_game_ids_the_audit_game_id_takes_the_type_of_the_player_ids(cli, tmp_path: Path) -> None:
+    """A month whose integer-id file has no game_id column writes the same audit types as one that has."""
+    rows = [(row[1], row[2], row[3], row[4]) for row in GAMES]
+    schema = {"date": pl.String, "white_id": pl.Int64, "black_id": pl.Int64, "result": pl.String}
+    games = _parquet(tmp_path / "no-ids.parquet", rows, schema)
+
+    result = cli.run(f"run {games} --ratings {_integer_list(tmp_path)} --period 2025-11")
+
+    assert result.exit_code == 0, result.output
+    audit = read_table(tmp_path / "out", "audit", "2025-11")
+    assert audit.schema["game_id"] == pl.Int64 and audit["game_id"].null_count() == audit.height
+
+
+def test_text_ids_load_into_a_warehouse_of_integer_ids(cli, tmp_path: Path) -> None:
+    """The other order: a warehouse started from Parquet holds integer ids; a CSV month turns them into text."""
+    pytest.importorskip("duckdb")
+    import duckdb
+
+    db = tmp_path / "elo.duckdb"
+    first = cli.run(
+        f"run {_integer_games(tmp_path)} --ratings {_integer_list(tmp_path)} --period 2025-11 --duckdb {db}"
+    )
+    second = cli.run(
+        f"run {_text_games(tmp_path)} --ratings {_text_list(tmp_path)} --period 2025-12 --duckdb {db}",
+        tmp_path / "out2",
+    )
+
+    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    with duckdb.connect(str(db), read_only=True) as connection:
+        rows = connection.execute(
+            "SELECT period, count(*) FROM audit WHERE player_id = '40' GROUP BY period ORDER BY period"
+        ).fetchall()
+    assert rows == [("2025-11", 3), ("2025-12", 2)]

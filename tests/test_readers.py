@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from elo_batch.readers import read_table
+from tests.conftest import read_table as read_output
 
 
 def _read(tmp_path: Path, data: bytes):
@@ -75,3 +76,32 @@ def test_a_parquet_file_is_recorded_with_the_size_and_sha256_of_its_bytes(tmp_pa
     _, info = read_table(str(path))
 
     assert (info.size, info.sha256) == (len(data), hashlib.sha256(data).hexdigest())
+
+
+def test_dictionary_encoded_parquet_text_is_read_as_text(cli, tmp_path: Path) -> None:
+    """Categorical and Enum columns (text a writer dictionary-encoded) are trimmed, checked and compared
+    as plain text: ' A' is A, a rating '2000' is 2000. A (2000, K 20) beats B (1900): +7.2 -> +7."""
+    text = {
+        "date": ["2025-11-03"],
+        "white_id": [" A"],
+        "black_id": ["B "],
+        "result": ["1-0"],
+        "white_rating": ["2000"],
+        "black_rating": ["1900"],
+    }
+    games = tmp_path / "g.parquet"
+    pl.DataFrame(text).with_columns(
+        pl.col("white_id", "white_rating").cast(pl.Categorical), pl.col("black_id").cast(pl.Enum(["B "]))
+    ).write_parquet(games)
+    rating_list = tmp_path / "l.parquet"
+    pl.DataFrame({"player_id": ["A ", " B"], "rating": ["2000", "1900"], "k": [20, 20]}).with_columns(
+        pl.col("player_id", "rating").cast(pl.Categorical)
+    ).write_parquet(rating_list)
+
+    from_rows = cli("run", games, "--period", "2025-11", "--out", tmp_path / "a")
+    from_list = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "b")
+
+    for result, out in ((from_rows, "a"), (from_list, "b")):
+        assert result.exit_code == 0, result.output
+        ratings = read_output(tmp_path / out, "ratings", "2025-11")
+        assert ratings.select("player_id", "change").rows() == [("A", 7), ("B", -7)]

@@ -101,18 +101,38 @@ def test_database_in_a_missing_folder_exits_73(cli, tmp_path: Path, inputs) -> N
 
 
 def test_a_table_with_other_column_types_is_refused_and_keeps_its_rows(cli, tmp_path: Path, inputs) -> None:
-    """A ratings table whose player_id is INTEGER would fold ids 0123 and 123 together: refused (73)."""
+    """A ratings table whose rating is text (not written by elo-batch) cannot take this run's: refused (73)."""
     games, rating_list = inputs
     db = tmp_path / "elo.duckdb"
     with duckdb.connect(str(db)) as connection:
-        connection.execute("CREATE TABLE ratings (player_id INTEGER, period VARCHAR)")
-        connection.execute("INSERT INTO ratings VALUES (123, '2025-10')")
+        connection.execute("CREATE TABLE ratings (player_id VARCHAR, period VARCHAR, rating VARCHAR)")
+        connection.execute("INSERT INTO ratings VALUES ('A', '2025-10', 'two thousand')")
 
     result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o", "--duckdb", db)
 
     assert result.exit_code == 73
-    assert "table ratings, column player_id: the database holds INTEGER, this period writes VARCHAR" in result.output
-    assert _count(db, "SELECT * FROM ratings") == [(123, "2025-10")]
+    assert "table ratings, column rating: the database holds VARCHAR, this period writes BIGINT" in result.output
+    assert _count(db, "SELECT * FROM ratings") == [("A", "2025-10", "two thousand")]
+
+
+def test_text_ids_into_a_table_of_integer_ids_turn_its_ids_into_text(cli, tmp_path: Path, inputs) -> None:
+    """Ids compare as text: the table's integer 123 becomes '123' (never folded with a '0123'), and the
+    run's text ids join it."""
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+    with duckdb.connect(str(db)) as connection:
+        connection.execute("CREATE TABLE ratings (player_id BIGINT, period VARCHAR)")
+        connection.execute("INSERT INTO ratings VALUES (123, '2025-10')")
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o", "--duckdb", db)
+
+    assert result.exit_code == 0, result.output
+    assert _count(db, "SELECT player_id, period FROM ratings ORDER BY period, player_id") == [
+        ("123", "2025-10"),
+        ("A", "2025-11"),
+        ("B", "2025-11"),
+        ("C", "2025-11"),
+    ]
 
 
 def test_a_bad_database_target_stops_before_anything_is_written(cli, tmp_path: Path, inputs) -> None:
