@@ -71,7 +71,7 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
     Raises:
         UsageError: duckdb is not installed.
         OutputError: the database cannot be opened (missing folder, locked by another process), a
-            table has a column of another type than the period's (say ``player_id`` INTEGER, or a
+            table has a column of another type than the period's (say a text ``rating``, or a
             ``--rounding none`` run into whole-point tables), or a statement fails; the transaction is
             rolled back and the database keeps its previous rows. Integer ids go into a table of text
             ids as text, and text ids into a table of integer ids turn its ids into text (the same ids:
