@@ -2,13 +2,14 @@
 
 Inside a period nothing is sequential: every game uses the ratings in force. Each player gets a dense
 index (players of the list in force first, in list order, then players absent from it), looked up once
-per game row, so that everything per player afterwards is a gather or a group-by over integers:
+per game row, so that everything per player afterwards is a gather or a sum by index:
 
-1. the period table: the period's rows with the two players' indices (the only hash joins on player
-   ids, through 64-bit hashes checked against the ids), without names or ids;
-2. the game sides (one per player and game), derived from the table, give each player's sums of
-   games, score and expected score (exact integer hundredths), hence K and the change;
-3. the audit is a lazy plan that gathers both sides of every table row in input order; the writer runs
+1. the period table: the period's rows with the two players' indices (a dense table for integer ids;
+   text ids through 64-bit hashes checked against the ids), without names or ids;
+2. both sides of every table row rated once (rating used, whether and why it counts, PD), in slices;
+3. each player's sums of games, score and expected score (exact integer hundredths), added by index,
+   hence K and the change;
+4. the audit is a lazy plan that gathers both sides of every table row in input order; the writer runs
    it in chunks, so it never has to fit in memory at once.
 
 The rows may be in memory or a plan that reads the input files again (``--chunk-rows``); the queries
@@ -41,8 +42,8 @@ RATING_2DP = pl.Decimal(12, 2)
 ENGINE: Final = "streaming"
 Engine = Literal["in-memory", "streaming"]
 
-#: Table rows rated at a time for the per-player sums (see _rated_sums): a constant, so that float
-#: sums (logistic formula) add in the same order whatever the input's chunks.
+#: Table rows rated and summed at a time (see _rate_table, _rated_sums): a constant, so that float sums
+#: (logistic formula) add in the same order whatever the input's chunks.
 _SUM_ROWS: Final = 4_000_000
 #: Most slots of the dense id -> index table of integer player ids (UInt32: 1 GB; see _look_up_integers).
 _DENSE_SLOTS: Final = 1 << 28
