@@ -128,19 +128,23 @@ def test_a_list_in_two_files_with_integer_and_text_ids_is_text(cli, tmp_path: Pa
     assert dict(ratings.select("player_id", "change").iter_rows()) == {"10": 7, "20": -2, "30": -3, "40": None}
 
 
-def test_integer_ids_load_into_a_warehouse_of_text_ids(cli, tmp_path: Path) -> None:
-    """A warehouse started from CSV runs holds text ids; a later run from Parquet adds its ids as text."""
+@pytest.mark.parametrize("first", ["text", "integers"])
+def test_both_kinds_of_ids_load_into_one_warehouse(cli, tmp_path: Path, first: str) -> None:
+    """A warehouse started from CSV runs holds text ids, and a later run from Parquet adds its ids as
+    text; started from Parquet, it holds integer ids, and a CSV month turns them into text."""
     pytest.importorskip("duckdb")
     import duckdb
 
     db = tmp_path / "elo.duckdb"
-    first = cli.run(f"run {_text_games(tmp_path)} --ratings {_text_list(tmp_path)} --period 2025-11 --duckdb {db}")
-    second = cli.run(
-        f"run {_integer_games(tmp_path)} --ratings {_integer_list(tmp_path)} --period 2025-12 --duckdb {db}",
-        tmp_path / "out2",
-    )
+    text = f"{_text_games(tmp_path)} --ratings {_text_list(tmp_path)}"
+    integers = f"{_integer_games(tmp_path)} --ratings {_integer_list(tmp_path)}"
+    november, december = (text, integers) if first == "text" else (integers, text)
+    runs = [
+        cli.run(f"run {november} --period 2025-11 --duckdb {db}"),
+        cli.run(f"run {december} --period 2025-12 --duckdb {db}", tmp_path / "out2"),
+    ]
 
-    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
+    assert all(result.exit_code == 0 for result in runs), "".join(result.output for result in runs)
     with duckdb.connect(str(db), read_only=True) as connection:
         rows = connection.execute(
             "SELECT period, count(*) FROM audit WHERE player_id = '40' GROUP BY period ORDER BY period"
@@ -159,25 +163,3 @@ def test_without_game_ids_the_audit_game_id_takes_the_type_of_the_player_ids(cli
     assert result.exit_code == 0, result.output
     audit = read_table(tmp_path / "out", "audit", "2025-11")
     assert audit.schema["game_id"] == pl.Int64 and audit["game_id"].null_count() == audit.height
-
-
-def test_text_ids_load_into_a_warehouse_of_integer_ids(cli, tmp_path: Path) -> None:
-    """The other order: a warehouse started from Parquet holds integer ids; a CSV month turns them into text."""
-    pytest.importorskip("duckdb")
-    import duckdb
-
-    db = tmp_path / "elo.duckdb"
-    first = cli.run(
-        f"run {_integer_games(tmp_path)} --ratings {_integer_list(tmp_path)} --period 2025-11 --duckdb {db}"
-    )
-    second = cli.run(
-        f"run {_text_games(tmp_path)} --ratings {_text_list(tmp_path)} --period 2025-12 --duckdb {db}",
-        tmp_path / "out2",
-    )
-
-    assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output
-    with duckdb.connect(str(db), read_only=True) as connection:
-        rows = connection.execute(
-            "SELECT period, count(*) FROM audit WHERE player_id = '40' GROUP BY period ORDER BY period"
-        ).fetchall()
-    assert rows == [("2025-11", 3), ("2025-12", 2)]
