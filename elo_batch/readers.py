@@ -271,11 +271,7 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         columns = scan.collect_schema().names()
         rows = scan.select(pl.len()).collect().item()
     except Exception as exc:  # polars raises several kinds for a corrupt file
-        raise InputDataError(
-            f"not a readable Parquet file ({exc})",
-            path=path,
-            hint="the file may be truncated (an interrupted copy?); write it again.",
-        ) from exc
+        raise _not_parquet(exc, path) from exc
     names = [_normalise(name) for name in columns]
     _check_unique(columns, names, path)
     frame = (
@@ -304,11 +300,15 @@ def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
     try:
         return pl.read_parquet(source)
     except Exception as exc:  # polars raises several kinds for a corrupt file
-        raise InputDataError(
-            f"not a readable Parquet file ({exc})",
-            path=path,
-            hint="the file may be truncated (an interrupted copy?); write it again.",
-        ) from exc
+        raise _not_parquet(exc, path) from exc
+
+
+def _not_parquet(exc: Exception, path: str) -> InputDataError:
+    return InputDataError(
+        f"not a readable Parquet file ({exc})",
+        path=path,
+        hint="the file may be truncated (an interrupted copy?); write it again.",
+    )
 
 
 #: Two or more bytes that form a UTF-8 character: their presence means the file is (partly) UTF-8.
