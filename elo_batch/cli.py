@@ -25,7 +25,7 @@ from elo_batch import columns as c
 from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
 from elo_batch.chart import write_chart
-from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
+from elo_batch.config import CHUNK_ROWS, RunConfig, parse_max_rejected, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
@@ -33,6 +33,7 @@ from elo_batch.progress import ProgressBar
 from elo_batch.readers import check_encoding, decode_text, unreadable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
+from elo_batch.sanity import mostly_rejected
 from elo_batch.trf import read_trf
 
 app = typer.Typer(
@@ -140,6 +141,14 @@ def run_command(
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
+    max_rejected: Annotated[
+        str | None,
+        typer.Option(
+            metavar="N|P%",
+            help="Fail (exit 65), writing nothing, when more than N rows, or more than P% of the rows of the "
+            "periods rated, are rejected.",
+        ),
+    ] = None,
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     duckdb: Annotated[
@@ -152,9 +161,11 @@ def run_command(
 
     def work() -> int:
         check_encoding(encoding)
+        limit = parse_max_rejected(max_rejected, name="--max-rejected") if max_rejected is not None else None
         config = _config(
-            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows
-        )
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
+            max_rejected=limit,
+        )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
                 games,
@@ -221,6 +232,8 @@ def _config(
     rounding: RoundingChoice | None,
     strict: bool,
     chunk_rows: int = CHUNK_ROWS,
+    *,
+    max_rejected: int | str | None = None,
 ) -> RunConfig:
     return RunConfig(
         periods=parse_periods(period) if period is not None else (),
@@ -234,6 +247,7 @@ def _config(
         rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
         strict=strict,
         chunk_rows=chunk_rows,
+        max_rejected=max_rejected,
     )
 
 
@@ -270,6 +284,24 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         print(f"  warning: {warning}", file=sys.stderr)
     if written:
         print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
+        _log_rejected(summary)
+
+
+def _log_rejected(summary: PeriodSummary) -> None:
+    """Where a period's rejected rows are; loudly when they are most of its rows."""
+    counts = summary.counts
+    if not counts.rejected:
+        return
+    where = summary.outputs.get("rejected", "the rejected table")
+    if mostly_rejected(counts):
+        rows = counts.counted + counts.not_counted + counts.rejected
+        print(
+            f"elo-batch: WARNING: {summary.period}: {counts.rejected} of {rows} rows were rejected; "
+            f"the list is built from the rest. Rejected rows: {where}",
+            file=sys.stderr,
+        )
+    else:
+        print(f"  rejected: {counts.rejected} row(s), in {where}", file=sys.stderr)
 
 
 def _log_validation(report: ValidationReport, log_format: LogFormat) -> int:

@@ -25,6 +25,10 @@ class RunConfig:
         list_kind: ``standard``, ``rapid`` or ``blitz``.
         expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
         strict: Fail (exit 65) before writing anything when any input row is rejected.
+        max_rejected: Fail (exit 65) before writing anything when more rows are rejected than this: a
+            number of rows (``10``, or ``"10"``), or a percentage (``"2.5%"``) of the rows of the
+            periods rated (see :func:`rejected_limit`); None: no limit. Normalised to an int or a
+            ``"P%"`` text (see :func:`parse_max_rejected`).
         chunk_rows: Game inputs (Parquet) of more rows than this are never read into memory whole:
             they are read, checked and rated in chunks of at most this many rows, each time a pass
             over the games needs them (the per-player sums of the chunks are exact integers, so the
@@ -42,6 +46,11 @@ class RunConfig:
     rounding: Rounding | None = None
     strict: bool = False
     chunk_rows: int = CHUNK_ROWS
+    max_rejected: int | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_rejected is not None:
+            object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
 
     def rules_for(self, period: str) -> RuleSet:
         """The rule set for ``period`` with this run's overrides applied.
@@ -73,6 +82,52 @@ class RunConfig:
             return base
         suffix = ",".join(f"{key}={value}" for key, value in changes.items())
         return replace(base, name=f"{base.name}+{suffix}", **changes)  # type: ignore[arg-type]
+
+
+def parse_max_rejected(value: int | str, *, name: str = "max_rejected") -> int | str:
+    """Parse a limit of rejected rows: a number of rows, or a percentage ``P%`` (0 <= P <= 100).
+
+    Args:
+        value: ``10``, ``"10"``, ``"2.5%"``.
+        name: How the message names the setting (the CLI passes its flag).
+
+    Returns:
+        The number of rows (int), or the percentage as text ``"P%"`` without redundant zeros.
+
+    Raises:
+        UsageError: neither a whole number of rows nor a percentage from 0 to 100.
+
+    >>> parse_max_rejected("10"), parse_max_rejected(" 2.50 %"), parse_max_rejected(3)
+    (10, '2.5%', 3)
+    """
+    column = name if name.startswith("-") else None
+    where = "" if column else f"{name}: "
+    hint = "give a number of rows (10) or a percentage of the rows of the periods rated (2.5%)."
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise UsageError(f"{where}{value!r} is not a number of rows", column=column, hint=hint)
+        return value
+    text = str(value).strip().replace(" ", "") if isinstance(value, str) else ""
+    if re.fullmatch(r"[0-9]+", text):
+        return int(text)
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)%", text)
+    if not match or float(match.group(1)) > 100:
+        raise UsageError(f"{where}{value!r} is not a number of rows or a percentage", column=column, hint=hint)
+    return f"{float(match.group(1)):g}%"
+
+
+def rejected_limit(max_rejected: int | str, rows: int) -> float:
+    """The most rejected rows a limit allows among ``rows`` rows (a fraction for a percentage).
+
+    A percentage is of ``rows``: the rows read that belong to the periods rated (their usable rows,
+    and the rows rejected in them or with no readable period).
+
+    >>> rejected_limit(10, 400), rejected_limit("2.5%", 400)
+    (10, 10.0)
+    """
+    if isinstance(max_rejected, int):
+        return max_rejected
+    return float(max_rejected.rstrip("%")) * rows / 100
 
 
 def parse_periods(text: str) -> tuple[str, ...]:

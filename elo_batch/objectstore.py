@@ -172,6 +172,23 @@ def write_period(
     return written
 
 
+def list_objects(uri: str) -> list[str]:
+    """The URIs of every object under ``uri``, sorted (names only: nothing is read).
+
+    Raises:
+        UsageError: as :func:`put_object`.
+        OutputError: the store refused the listing.
+    """
+    store, prefix = _split(uri)
+    obstore = _obstore(uri)
+    root = f"{urlsplit(uri).scheme}://{urlsplit(uri).netloc}"
+    try:
+        listing = obstore.list(store, prefix=prefix + "/" if prefix else None).collect()
+    except _store_errors() as exc:
+        raise OutputError(f"cannot list the objects ({_first_line(exc)})", path=uri, hint=HINT) from exc
+    return sorted(f"{root}/{item['path']}" for item in listing)
+
+
 def read_objects(uri: str, suffixes: tuple[str, ...]) -> list[tuple[str, bytes]]:
     """(URI, bytes) of every object under ``uri`` whose name ends in one of ``suffixes``, sorted by name.
 

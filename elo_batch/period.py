@@ -20,7 +20,7 @@ result does not depend on the chunking.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import numpy as np
@@ -91,6 +91,8 @@ class PeriodResult:
         rejected: Rejected input rows attributed to this period, in input order.
         counts: Row accounting.
         warnings: Things the user should know that did not stop the run.
+        unlisted: Ids of the period's players absent from the list in force, in order of first
+            appearance (empty without a list: every player is taken from the games).
     """
 
     period: str
@@ -101,6 +103,7 @@ class PeriodResult:
     rejected: pl.DataFrame
     counts: Counts
     warnings: tuple[str, ...]
+    unlisted: pl.Series = field(default_factory=lambda: pl.Series(c.PLAYER_ID, [], pl.String))
 
 
 def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig) -> Iterator[PeriodResult]:
@@ -201,7 +204,8 @@ def rate_period(
             hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
         )
     audit_rows = in_period + table.select((~pl.col("one_sided")).sum()).item()
-    return PeriodResult(period, rules, ratings, audit, audit_rows, rejected, counts, tuple(warnings))
+    unlisted = ids.slice(listed.height)
+    return PeriodResult(period, rules, ratings, audit, audit_rows, rejected, counts, tuple(warnings), unlisted)
 
 
 def _period_list(

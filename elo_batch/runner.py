@@ -16,7 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, objectstore, warehouse
+from elo_batch import __version__, objectstore, sanity, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -148,9 +148,11 @@ def run(
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
-    Order: read and check every input, check ``--strict``, check that ``out`` is writable, then rate
-    and write period by period; so a bad input or an unwritable ``out`` fails before any rating and
-    before anything is written.
+    Order: read and check every input, check ``--strict`` and ``--max-rejected``, check that ``out``
+    is writable, then rate and write period by period; so a bad input or an unwritable ``out`` fails
+    before any rating and before anything is written. Likely mistakes that do not stop the run (see
+    :mod:`elo_batch.sanity`) are in each period's warnings; the manifest of the last period names the
+    later periods of ``out`` it leaves stale (``stale_periods``).
 
     Args:
         games_paths: Game files, globs or folders (CSV or Parquet).
@@ -171,7 +173,8 @@ def run(
         UsageError: a period has no supported rule set, or ``encoding`` is unknown.
         InputMissingError: an input file is missing or unreadable.
         InputDataError: an input cannot be rated as given.
-        StrictRejectError: ``config.strict`` and a row was rejected (nothing is written).
+        StrictRejectError: ``config.strict`` and a row was rejected, or more rows were rejected than
+            ``config.max_rejected`` allows (nothing is written).
         OutputError: the outputs cannot be written (the previous outputs of the period are kept).
     """
     started = dt.datetime.now(dt.UTC)
@@ -183,23 +186,29 @@ def run(
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
-    notes = input_warnings(games, rating_list, list_info)
+    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))
+    sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
     check_writable(out)
+    stale = sanity.later_periods(out, config.periods)
     summaries = []
     results = rate_periods(games, rating_list, config)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
         progress(f"writing {period}", 2 + 2 * index, total)
-        warnings = notes + result.warnings
+        left_stale = stale if index == len(config.periods) - 1 else ()
+        warnings = (
+            notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None, stale=left_stale)
+        )
         tables: dict[str, pl.DataFrame | pl.LazyFrame] = {
             "ratings": result.ratings,
             "audit": result.audit,
             "rejected": result.rejected,
         }
         manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
+        manifest["stale_periods"] = list(left_stale)
         outputs = write_period(out, result.period, tables, manifest, fmt)
         if duckdb_path:
             loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
@@ -235,13 +244,14 @@ def validate(
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
-    notes = input_warnings(games, rating_list, list_info)
+    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
     results = rate_periods(games, rating_list, config)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + index, total)
         result = next(results)
-        summaries.append(_summary(result, notes + result.warnings, {}))
+        period_notes = sanity.period_notes(result, list_given=rating_list is not None)
+        summaries.append(_summary(result, notes + result.warnings + period_notes, {}))
     progress("done", total, total)
     usable = games.rows.lazy().group_by(c.PERIOD).len().sort(c.PERIOD).collect(engine="streaming")
     return ValidationReport(
