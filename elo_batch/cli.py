@@ -222,16 +222,16 @@ def _config(
     strict: bool,
     chunk_rows: int = CHUNK_ROWS,
 ) -> RunConfig:
-    return RunConfig(
-        periods=parse_periods(period) if period is not None else (),
-        rules=rules.value,  # type: ignore[arg-type]
+    return RunConfig.from_options(
+        period,
+        rules=rules.value,
         rule_set=rule_set,
-        list_kind=list_kind.value,  # type: ignore[arg-type]
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        list_kind=list_kind.value,
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         k=k,
         rule_700=False if no_700_rule else None,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
         strict=strict,
         chunk_rows=chunk_rows,
     )
@@ -361,21 +361,27 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
         raise typer.Exit(code)
 
 
+#: Options whose flag is not ``--`` plus the keyword with dashes (library messages name keywords).
+FLAGS = {"list_kind": "--list"}
+
+
 def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
+    message = exc.render(FLAGS)
     if log_format is LogFormat.json:
         record = {
             "event": "error",
             "exit_code": exc.exit_code,
             "error": type(exc).__name__,
-            "message": str(exc),
+            "message": message,
             "path": exc.path,
             "row": exc.row,
-            "column": exc.column,
+            "column": exc.column
+            or (FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")) if exc.option else None),
             "value": exc.value,
         }
         print(json.dumps(record, default=str), file=sys.stderr)
     else:
-        print(f"elo-batch: error: {exc}", file=sys.stderr)
+        print(f"elo-batch: error: {message}", file=sys.stderr)
     raise typer.Exit(exc.exit_code)
 
 
@@ -398,14 +404,14 @@ def _calculator_rules(
 ) -> RuleSet:
     """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
     month = period if period is not None else dt.date.today().strftime("%Y-%m")
-    config = RunConfig(
-        periods=parse_periods(month),
-        rules=rules.value,  # type: ignore[arg-type]
+    config = RunConfig.from_options(
+        month,
+        rules=rules.value,
         rule_set=rule_set,
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         rule_700=rule_700,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
     )
     if len(config.periods) != 1:
         raise UsageError(f"{month!r} is a range of periods", column="--period", hint="give one month, YYYY-MM.")
