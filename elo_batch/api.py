@@ -10,12 +10,12 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 import polars as pl
-import pyarrow as pa
 
 from elo_batch import objectstore, runner
 from elo_batch.config import RunConfig
@@ -28,10 +28,13 @@ from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import ValidationReport
 from elo_batch.writers import check_writable
 
+if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
+    import pyarrow as pa
+
 #: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
-Frame: TypeAlias = pl.DataFrame | pl.LazyFrame | pa.Table
+Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
 #: Games or a rating list: a table in memory, or files (a path, a glob, a folder, or a list of them).
-Source: TypeAlias = Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 
 
 class Options(TypedDict, total=False):
@@ -332,7 +335,8 @@ def _list_source(ratings: Source | None) -> str | list[str] | FrameInput | None:
 
 
 def _source(value: Source, parameter: str, name: str | None) -> str | list[str] | FrameInput:
-    if isinstance(value, pl.DataFrame | pl.LazyFrame | pa.Table | pa.RecordBatch):
+    arrow = sys.modules.get("pyarrow")  # a pyarrow table exists only once pyarrow is imported
+    if isinstance(value, pl.DataFrame | pl.LazyFrame) or (arrow and isinstance(value, arrow.Table | arrow.RecordBatch)):
         return FrameInput(value, name, parameter)
     if isinstance(value, str | os.PathLike):
         return os.fspath(value)

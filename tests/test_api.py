@@ -523,3 +523,12 @@ def test_the_readme_python_api_example_runs(tmp_path: Path, monkeypatch: pytest.
         read_table(tmp_path / "out", "ratings", "2025-10").filter(pl.col("player_id") == 30953499)["rating"].item()
         == 2605
     )
+
+
+def test_importing_elo_batch_does_not_import_pyarrow() -> None:
+    """The CLI starts without pyarrow (0.1-0.5 s); the API recognises a pyarrow table once its caller imported it."""
+    import subprocess
+    import sys
+
+    code = "import sys, elo_batch, elo_batch.cli; sys.exit('pyarrow' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
