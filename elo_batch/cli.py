@@ -25,7 +25,7 @@ from elo_batch import columns as c
 from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
 from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
 from elo_batch.chart import write_chart
-from elo_batch.config import CHUNK_ROWS, RunConfig, parse_max_rejected, parse_periods
+from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
 from elo_batch.period import Counts
@@ -161,10 +161,9 @@ def run_command(
 
     def work() -> int:
         check_encoding(encoding)
-        limit = parse_max_rejected(max_rejected, name="--max-rejected") if max_rejected is not None else None
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
-            max_rejected=limit,
+            max_rejected=max_rejected,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
@@ -235,16 +234,16 @@ def _config(
     *,
     max_rejected: int | str | None = None,
 ) -> RunConfig:
-    return RunConfig(
-        periods=parse_periods(period) if period is not None else (),
-        rules=rules.value,  # type: ignore[arg-type]
+    return RunConfig.from_options(
+        period,
+        rules=rules.value,
         rule_set=rule_set,
-        list_kind=list_kind.value,  # type: ignore[arg-type]
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        list_kind=list_kind.value,
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         k=k,
         rule_700=False if no_700_rule else None,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
         strict=strict,
         chunk_rows=chunk_rows,
         max_rejected=max_rejected,
@@ -393,21 +392,27 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
         raise typer.Exit(code)
 
 
+#: Options whose flag is not ``--`` plus the keyword with dashes (library messages name keywords).
+FLAGS = {"list_kind": "--list"}
+
+
 def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
+    message = exc.render(FLAGS)
     if log_format is LogFormat.json:
         record = {
             "event": "error",
             "exit_code": exc.exit_code,
             "error": type(exc).__name__,
-            "message": str(exc),
+            "message": message,
             "path": exc.path,
             "row": exc.row,
-            "column": exc.column,
+            "column": exc.column
+            or (FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")) if exc.option else None),
             "value": exc.value,
         }
         print(json.dumps(record, default=str), file=sys.stderr)
     else:
-        print(f"elo-batch: error: {exc}", file=sys.stderr)
+        print(f"elo-batch: error: {message}", file=sys.stderr)
     raise typer.Exit(exc.exit_code)
 
 
@@ -430,14 +435,14 @@ def _calculator_rules(
 ) -> RuleSet:
     """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
     month = period if period is not None else dt.date.today().strftime("%Y-%m")
-    config = RunConfig(
-        periods=parse_periods(month),
-        rules=rules.value,  # type: ignore[arg-type]
+    config = RunConfig.from_options(
+        month,
+        rules=rules.value,
         rule_set=rule_set,
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         rule_700=rule_700,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
     )
     if len(config.periods) != 1:
         raise UsageError(f"{month!r} is a range of periods", column="--period", hint="give one month, YYYY-MM.")

@@ -9,13 +9,13 @@ any other column passes through to the new list unchanged.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
 from elo_batch.text import closest_hint
 from elo_batch.validate import INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
 
@@ -48,12 +48,13 @@ def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
 
 
 def load_rating_list(
-    path: str, *, fractional_ratings: bool = False, encoding: str | None = None
+    path: str | Sequence[str] | FrameInput, *, fractional_ratings: bool = False, encoding: str | None = None
 ) -> tuple[pl.DataFrame, InputFile]:
     """Read and check the list in force.
 
     Args:
-        path: One CSV or Parquet file (or a folder or glob of them, read as one list).
+        path: One CSV or Parquet file (or a folder or glob of them, or several, read as one list), or a frame in
+            memory (read as :func:`elo_batch.readers.read_frame` reads it, then checked as a file is).
         fractional_ratings: Accept ratings with decimals (``--rounding none``).
         encoding: Force the CSV text encoding.
 
@@ -69,8 +70,13 @@ def load_rating_list(
             different data.
     """
     frames, infos = [], []
-    for one in expand_paths([path]):
-        frame, info = read_table(one, encoding=encoding)
+    given = [path] if isinstance(path, str) else [] if isinstance(path, FrameInput) else list(path)
+    for one in [path.where] if isinstance(path, FrameInput) else expand_paths(given):
+        if isinstance(path, FrameInput):
+            whole, info = read_frame(path)
+            frame = whole.lazy().with_columns(pl.lit(one).alias(c.SOURCE_FILE)).collect()  # named in messages
+        else:
+            frame, info = read_table(one, encoding=encoding)
         dropped = [name for name in PERIOD_OUTPUT if name in frame.columns]
         if dropped and c.RATING_BEFORE not in frame.columns:  # not a list written by elo-batch
             note = f"{one}: list column(s) {', '.join(dropped)} name outputs of a period and were not carried"
@@ -83,7 +89,7 @@ def load_rating_list(
         infos[0]
         if len(infos) == 1
         else InputFile(
-            path,
+            ", ".join(given),
             sum(i.size for i in infos),
             ",".join(i.sha256 for i in infos),
             sum(i.rows for i in infos),

@@ -4,7 +4,8 @@ Every table comes back with its header names normalised (trimmed, lower case, sp
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). CSV cells are read as text, so that ids keep leading zeros and every value can
 be checked before it is used; Parquet columns keep their types (text trimmed, unless the caller asks
-for it as written).
+for it as written). A frame given in memory (:class:`FrameInput`, the Python API) becomes the same
+table as a Parquet file of its columns would: ``source_file`` is the caller's name for it, or null.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import io
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
-from elo_batch.errors import InputDataError, InputMissingError, UsageError
+from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -35,14 +37,16 @@ class InputFile:
     """One input file as read: what the manifest records about it.
 
     Attributes:
-        path: The path as given (or as found in a folder or glob).
-        size: Bytes.
-        sha256: Hex digest of the file's bytes.
+        path: The path as given (or as found in a folder or glob); for a frame, the name messages give
+            it (see :class:`FrameInput`).
+        size: Bytes (0 for a frame: nothing was read from a file).
+        sha256: Hex digest of the file's bytes (empty for a frame).
         rows: Data rows read (header not counted).
-        encoding: Text encoding used (CSV), or ``parquet``.
+        encoding: Text encoding used (CSV), ``parquet``, or ``frame``.
         separator: Field separator (CSV), or None.
         blank_rows: Blank CSV lines skipped (not counted in ``rows``).
         notes: What the user should know about how the file was read (shown as warnings).
+        unnamed: A frame given without a name: its rows' ``source_file`` is null (see :attr:`source_file`).
     """
 
     path: str
@@ -53,6 +57,115 @@ class InputFile:
     separator: str | None
     blank_rows: int = 0
     notes: tuple[str, ...] = ()
+    unnamed: bool = False
+
+    @property
+    def source_file(self) -> str | None:
+        """What the rows read have in ``source_file``: ``path``, or null for a frame without a name."""
+        return None if self.unnamed else self.path
+
+
+@dataclass(frozen=True)
+class FrameInput:
+    """A table given in memory instead of a file (the Python API): read as a Parquet file of its
+    columns would be.
+
+    Attributes:
+        data: A polars DataFrame or LazyFrame, or a pyarrow Table (or RecordBatch).
+        name: What its rows get in ``source_file`` (and messages call it), or None: null.
+        label: How messages name it when it has no name (the parameter it was given as: ``games``).
+    """
+
+    data: Any
+    name: str | None = None
+    label: str = "frame"
+
+    @property
+    def where(self) -> str:
+        """How messages name the frame: its name, else ``label``."""
+        return self.name if self.name is not None else self.label
+
+
+def frame_rows(source: FrameInput) -> int:
+    """Rows of a frame (a LazyFrame's plan is run to count them).
+
+    Raises:
+        InputDataError: as :func:`read_frame`.
+    """
+    frame = _as_polars(source)
+    if isinstance(frame, pl.DataFrame):
+        return frame.height
+    try:
+        return int(frame.select(pl.len()).collect().item())
+    except pl.exceptions.PolarsError as exc:
+        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
+
+
+def read_frame(
+    source: FrameInput, *, trim: bool = True, lazy: bool = False
+) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
+    """A frame as the table :func:`read_table` gives for a file: names normalised, dictionary-encoded
+    text as text, text trimmed with ``trim``, ``source_row`` its 1-based row, ``source_file`` its name
+    (or null). The caller's frame is not changed.
+
+    Args:
+        source: The frame and its name.
+        trim: As for :func:`read_table`.
+        lazy: Give a LazyFrame (a LazyFrame's plan then runs whenever the table is read, as a scanned
+            Parquet file is read again); else a DataFrame (a LazyFrame is collected once, here).
+
+    Raises:
+        InputDataError: not a polars or pyarrow table, its plan fails, or two columns have the same
+            normalised name.
+    """
+    frame = _as_polars(source)
+    where = source.where
+    try:
+        columns = frame.collect_schema().names()
+    except pl.exceptions.PolarsError as exc:
+        raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
+    names = [_normalise(name) for name in columns]
+    _check_unique(columns, names, where)
+    plan = (
+        frame.lazy()
+        .with_columns(_DICTIONARY_AS_TEXT)
+        .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
+        .rename(dict(zip(columns, names, strict=True)))
+        .with_row_index("__source_row", offset=1)
+        .with_columns(
+            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
+        )
+        .drop("__source_row")
+    )
+    table: pl.DataFrame | pl.LazyFrame = plan
+    if lazy:
+        rows = frame_rows(source)
+    else:
+        try:
+            table = plan.collect()
+        except pl.exceptions.PolarsError as exc:
+            raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
+        rows = table.height
+    return table, InputFile(where, 0, "", rows, "frame", None, unnamed=source.name is None)
+
+
+def _as_polars(source: FrameInput) -> pl.DataFrame | pl.LazyFrame:
+    data = source.data
+    if isinstance(data, pl.DataFrame | pl.LazyFrame):
+        return data
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover - pyarrow is a dependency
+        pa = None
+    if pa is not None and isinstance(data, pa.Table | pa.RecordBatch):
+        frame = pl.from_arrow(data)
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+    raise InputDataError(
+        f"a {type(data).__module__}.{type(data).__qualname__} is not a table elo-batch reads",
+        path=source.where,
+        hint="give a polars DataFrame or LazyFrame, a pyarrow Table, or file paths.",
+    )
 
 
 def unreadable(exc: OSError, path: str) -> InputMissingError:
@@ -144,7 +257,7 @@ def check_encoding(name: str | None) -> None:
     except LookupError:
         raise UsageError(
             f"{name!r} is not a text encoding",
-            column="--encoding",
+            option="encoding",
             hint="use a Python codec name such as utf-8, cp1252, latin-1 or utf-16.",
         ) from None
 
@@ -339,7 +452,7 @@ def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
         try:
             return data.decode(encoding), encoding
         except LookupError as exc:
-            raise UsageError(f"{encoding!r} is not a text encoding", column="--encoding") from exc
+            raise UsageError(f"{encoding!r} is not a text encoding", option="encoding") from exc
         except UnicodeDecodeError as exc:
             raise InputDataError(
                 f"byte 0x{data[exc.start]:02X} on line {_line_of(data, exc.start)} is not {encoding}",
@@ -364,7 +477,7 @@ def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
             f"the file holds NUL characters (line {text.count(chr(10), 0, text.index(chr(0))) + 1}): "
             "it is binary, or UTF-16 text without a byte-order mark",
             path=path,
-            hint="save it as UTF-8 CSV, or name its encoding with --encoding (for example utf-16-le).",
+            hint=f"save it as UTF-8 CSV, or name its encoding with {option('encoding')} (for example utf-16-le).",
         )
     return text, name
 
@@ -377,7 +490,7 @@ def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError, tried: str) 
             f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
             path=path,
             hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-            "--encoding (for example cp1252).",
+            f"{option('encoding')} (for example cp1252).",
         ) from exc
     try:
         return data.decode("cp1252"), "cp1252"
@@ -385,7 +498,7 @@ def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError, tried: str) 
         raise InputDataError(
             f"the file is not UTF-8 or Windows-1252 text ({where})",
             path=path,
-            hint="save it as UTF-8, or name its encoding with --encoding (for example latin-1).",
+            hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
         ) from exc
 
 

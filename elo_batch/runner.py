@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -19,10 +19,10 @@ import polars as pl
 from elo_batch import __version__, objectstore, sanity, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
-from elo_batch.errors import StrictRejectError
+from elo_batch.errors import StrictRejectError, option
 from elo_batch.period import Counts, PeriodResult, rate_periods
 from elo_batch.ratinglist import check_pending, load_rating_list
-from elo_batch.readers import InputFile
+from elo_batch.readers import FrameInput, InputFile
 from elo_batch.validate import GamesInput, load_games
 from elo_batch.writers import Format, check_writable, write_period
 
@@ -34,14 +34,18 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+def in_chunks(config: RunConfig) -> contextlib.AbstractContextManager[object]:
+    """A context in which polars' streaming engine works in chunks of at most ``config.chunk_rows`` rows."""
+    rows = config.chunk_rows
+    return pl.Config(streaming_chunk_size=rows) if rows < STREAMING_CHUNK else contextlib.nullcontext()
+
+
 def _in_chunks(work: Callable[P, T]) -> Callable[P, T]:
-    """Run ``work`` (which takes ``config``) with the streaming engine's chunks at most
-    ``config.chunk_rows`` rows."""
+    """Run ``work`` (which takes ``config``) :func:`in_chunks` of its config."""
 
     @functools.wraps(work)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
-        rows = kwargs["config"].chunk_rows  # type: ignore[attr-defined]
-        with pl.Config(streaming_chunk_size=rows) if rows < STREAMING_CHUNK else contextlib.nullcontext():
+        with in_chunks(kwargs["config"]):  # type: ignore[arg-type]
             return work(*args, **kwargs)
 
     return wrapper
@@ -86,22 +90,25 @@ class ValidationReport:
 
 
 def load_inputs(
-    games_paths: list[str],
-    ratings_path: str | None,
+    games_paths: Sequence[str | FrameInput],
+    ratings_path: str | Sequence[str] | FrameInput | None,
     config: RunConfig,
     encoding: str | None = None,
     out: str | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
 
-    A games folder or glob never picks up the run's own rating list or output folder.
+    A games folder or glob never picks up the run's own rating list or output folder. Frames (the
+    Python API) are read and checked as files are.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
     """
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
-    own = tuple(path for path in (ratings_path, out) if path and not objectstore.is_object_store(path))
+    named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
+    list_paths = [named] if isinstance(named, str) else list(named)
+    own = tuple(path for path in (*list_paths, out) if path and not objectstore.is_object_store(path))
     games = load_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
@@ -110,8 +117,8 @@ def load_inputs(
         if ratings_path
         else (None, None)
     )
-    if rating_list is not None and ratings_path:
-        check_pending(rating_list, config.periods[0] if config.periods else None, ratings_path)
+    if rating_list is not None and list_info is not None:
+        check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     return games, rating_list, list_info
 
 
@@ -131,6 +138,59 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
 def rejected_in_run(games: GamesInput, periods: tuple[str, ...]) -> pl.DataFrame:
     """Rejected rows that belong to the run: rows of its periods, and rows whose period is unknown."""
     return games.rejected.filter(pl.col(c.PERIOD).is_null() | pl.col(c.PERIOD).is_in(list(periods)))
+
+
+def check_strict(games: GamesInput, config: RunConfig) -> None:
+    """Refuse the run when ``config.strict`` and a row of its periods was rejected, or when more rows
+    were rejected than ``config.max_rejected`` allows.
+
+    Raises:
+        StrictRejectError: as said, naming the first rejected row (strict) or the count (limit).
+    """
+    if config.strict:
+        _fail_if_rejected(rejected_in_run(games, config.periods))
+    sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
+
+
+def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+    """The tables a period writes, by name (``ratings``, ``audit``, ``rejected``)."""
+    return {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
+
+
+def write_result(
+    out: str,
+    result: PeriodResult,
+    *,
+    files: tuple[InputFile, ...],
+    list_info: InputFile | None,
+    config: RunConfig,
+    output_options: dict[str, Any],
+    started: dt.datetime,
+    warnings: tuple[str, ...],
+    stale_periods: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
+
+    Args:
+        out: Output folder or object-store URI (see :func:`elo_batch.writers.write_period`).
+        result: The period.
+        files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
+        config: The run's settings.
+        output_options: ``format`` and ``encoding``, recorded in the manifest's options.
+        started: When the run started.
+        warnings: Everything the run warns about for this period (inputs and rating).
+        stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
+            ``stale_periods``).
+
+    Returns:
+        Table name (and ``manifest``) -> written file.
+
+    Raises:
+        OutputError: as :func:`elo_batch.writers.write_period`.
+    """
+    manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
+    manifest["stale_periods"] = list(stale_periods)
+    return write_period(out, result.period, period_tables(result), manifest, output_options["format"])
 
 
 @_in_chunks
@@ -187,9 +247,7 @@ def run(
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
-    if config.strict:
-        _fail_if_rejected(rejected_in_run(games, config.periods))
-    sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
+    check_strict(games, config)
     check_writable(out)
     stale = sanity.later_periods(out, config.periods)
     summaries = []
@@ -202,15 +260,20 @@ def run(
         warnings = (
             notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None, stale=left_stale)
         )
-        tables: dict[str, pl.DataFrame | pl.LazyFrame] = {
-            "ratings": result.ratings,
-            "audit": result.audit,
-            "rejected": result.rejected,
-        }
-        manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
-        manifest["stale_periods"] = list(left_stale)
-        outputs = write_period(out, result.period, tables, manifest, fmt)
+        output_options = {"format": fmt, "encoding": encoding}
+        outputs = write_result(
+            out,
+            result,
+            files=games.files,
+            list_info=list_info,
+            config=config,
+            output_options=output_options,
+            started=started,
+            warnings=warnings,
+            stale_periods=left_stale,
+        )
         if duckdb_path:
+            tables = period_tables(result)
             loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
             warehouse.load_period(duckdb_path, result.period, loaded)
             outputs = {**outputs, "duckdb": duckdb_path}
@@ -224,10 +287,10 @@ def run(
 
 @_in_chunks
 def validate(
-    games_paths: list[str],
+    games_paths: Sequence[str | FrameInput],
     *,
     config: RunConfig,
-    ratings_path: str | None,
+    ratings_path: str | Sequence[str] | FrameInput | None,
     encoding: str | None = None,
     on_progress: Progress | None = None,
 ) -> ValidationReport:
@@ -280,18 +343,20 @@ def _fail_if_rejected(rejected: pl.DataFrame) -> None:
         return
     first = rejected.row(0, named=True)
     raise StrictRejectError(
-        f"{rejected.height} row(s) rejected and --strict is set; nothing was written. First: {first[c.REASON]}",
+        f"{rejected.height} row(s) rejected and {option('strict')} is set; nothing was written. "
+        f"First: {first[c.REASON]}",
         path=first[c.SOURCE_FILE],
         row=first[c.SOURCE_ROW],
         column=first[c.COLUMN],
         value=first[c.VALUE],
-        hint="fix the rows listed by `elo-batch validate`, or run without --strict to write them to rejected.",
+        hint=f"fix the rows listed by `elo-batch validate`, or run without {option('strict')} to write them to "
+        "rejected.",
     )
 
 
 def _manifest(
     result: PeriodResult,
-    games: GamesInput,
+    files: tuple[InputFile, ...],
     list_info: InputFile | None,
     config: RunConfig,
     output_options: dict[str, Any],
@@ -305,7 +370,7 @@ def _manifest(
         "rule_set": dataclasses.asdict(result.rule_set),
         "options": {**dataclasses.asdict(config), **output_options},
         "inputs": {
-            "games": [dataclasses.asdict(f) for f in games.files],
+            "games": [dataclasses.asdict(f) for f in files],
             "ratings": dataclasses.asdict(list_info) if list_info else None,
         },
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},

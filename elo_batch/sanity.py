@@ -20,7 +20,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import objectstore
 from elo_batch.config import RunConfig, next_period, rejected_limit
-from elo_batch.errors import OutputError, StrictRejectError
+from elo_batch.errors import OutputError, StrictRejectError, option
 from elo_batch.period import Counts, PeriodResult
 from elo_batch.readers import InputFile
 from elo_batch.validate import GamesInput
@@ -65,13 +65,13 @@ def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunC
     first = rejected.row(0, named=True)
     raise StrictRejectError(
         f"{rejected.height} of {rows} rows of the period(s) rated were rejected ({_share(rejected.height, rows)}), "
-        f"more than --max-rejected {config.max_rejected} allows; nothing was written. "
+        f"more than {option('max_rejected', config.max_rejected)} allows; nothing was written. "
         f"First: {_reason(first[c.REASON])}",
         path=first[c.SOURCE_FILE],
         row=first[c.SOURCE_ROW],
         column=first[c.COLUMN],
         value=first[c.VALUE],
-        hint="fix the rows listed by `elo-batch validate`, or raise --max-rejected.",
+        hint=f"fix the rejected rows (`elo-batch validate` lists them), or raise {option('max_rejected')}.",
     )
 
 

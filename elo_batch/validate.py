@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import collections
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -16,7 +16,17 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
+from elo_batch.readers import (
+    PARQUET_SUFFIXES,
+    RAGGED,
+    FrameInput,
+    InputFile,
+    expand_paths,
+    frame_rows,
+    read_frame,
+    read_table,
+    scan_table,
+)
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -126,8 +136,8 @@ class GamesInput:
         """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
         file after file (see :func:`load_games`). A Categorical of the files' paths (text written
         dictionary-encoded)."""
-        names = list(dict.fromkeys(f.path for f in self.files))
-        paths = pl.Series([f.path for f in self.files], dtype=pl.Categorical)
+        names = list(dict.fromkeys(f.source_file for f in self.files))
+        paths = pl.Series([f.source_file for f in self.files], dtype=pl.Categorical)
         if len(names) <= 1:
             return pl.lit(paths[0] if len(paths) else None, paths.dtype)
         starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
@@ -142,21 +152,22 @@ class _Check:
 
 
 def load_games(
-    paths: list[str] | tuple[str, ...],
+    paths: Sequence[str | FrameInput],
     *,
     fractional_ratings: bool = False,
     encoding: str | None = None,
     exclude: tuple[str, ...] = (),
     chunk_rows: int | None = None,
 ) -> GamesInput:
-    """Read and check game files of either shape of the contract.
+    """Read and check game files (or frames) of either shape of the contract.
 
     Args:
-        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`).
+        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`), or frames in
+            memory (read as :func:`elo_batch.readers.read_frame` reads them, then checked as files are).
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
         exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
-        chunk_rows: When the Parquet inputs hold more rows than this, they are not read into memory:
+        chunk_rows: When the Parquet inputs (and LazyFrames) hold more rows than this, they are not read into memory:
             ``rows`` is a plan that reads and checks them chunk by chunk each time it runs (the
             rejected rows and repeated game_ids are found here, in passes over the files). None:
             always in memory.
@@ -168,19 +179,23 @@ def load_games(
         InputMissingError: a file is missing or unreadable.
         InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
     """
-    found = expand_paths(paths, exclude=exclude)
-    stream = chunk_rows is not None and sum(_parquet_rows(path) for path in found) > chunk_rows
+    found = _expand(paths, exclude)
+    stream = chunk_rows is not None and sum(_rows_to_stream(source) for source in found) > chunk_rows
     plans: list[tuple[pl.LazyFrame, pl.LazyFrame]] = []  # canonical rows, rejected rows
     checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     files: list[InputFile] = []
     absent: set[str] | None = None
     absent_by_file: list[set[str]] = []
     offset = 0
-    for path in found:
-        reader = scan_table if stream else read_table
-        frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
+    for source in found:
+        if isinstance(source, FrameInput):
+            frame, info = read_frame(source, trim=False, lazy=stream)
+        else:
+            reader = scan_table if stream else read_table
+            frame, info = reader(source, encoding=encoding, trim=False)  # trimmed by the checks, where needed
         files.append(info)
-        good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
+        trimmed = info.encoding not in ("parquet", "frame")
+        good, bad, missing = _check_file(frame, info.path, fractional_ratings, trimmed=trimmed)
         good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
         if stream:
             plans.append((good, bad))
@@ -224,6 +239,24 @@ def load_games(
         period_rows,
         frozenset(absent or ()),
     )
+
+
+def _expand(paths: Sequence[str | FrameInput], exclude: tuple[str, ...]) -> list[str | FrameInput]:
+    """Files named by paths, globs or folders (see ``expand_paths``), frames in their places."""
+    if all(isinstance(path, str) for path in paths):
+        return list(expand_paths([path for path in paths if isinstance(path, str)], exclude=exclude))
+    found: list[str | FrameInput] = []
+    for path in paths:
+        found.extend([path] if isinstance(path, FrameInput) else expand_paths([path], exclude=exclude))
+    return found
+
+
+def _rows_to_stream(source: str | FrameInput) -> int:
+    """Rows that count towards streaming: a Parquet file's or a LazyFrame's (frames and CSV files in
+    memory count 0)."""
+    if isinstance(source, FrameInput):
+        return frame_rows(source) if isinstance(source.data, pl.LazyFrame) else 0
+    return _parquet_rows(source)
 
 
 def _parquet_rows(path: str) -> int:
@@ -689,9 +722,9 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     conflict = flagged.filter("__conflict")
     if conflict.height == 0:
         return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
-    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(
-        pl.format("{} row {}", c.SOURCE_FILE, c.SOURCE_ROW).str.join(", ").alias("__where")
-    )
+    row = pl.format("row {}", c.SOURCE_ROW)
+    place = pl.when(pl.col(c.SOURCE_FILE).is_null()).then(row).otherwise(pl.format("{} {}", c.SOURCE_FILE, row))
+    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(place.str.join(", ").alias("__where"))
     reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left").select(
         pl.col(c.PERIOD),
         pl.col(c.SOURCE_FILE),

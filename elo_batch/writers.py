@@ -27,7 +27,7 @@ import polars as pl
 from elo_batch import objectstore
 from elo_batch.atomic import FolderSwap
 from elo_batch.encode import Format, write_table
-from elo_batch.errors import OutputError
+from elo_batch.errors import OutputError, option
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -54,7 +54,8 @@ def check_writable(out: str) -> None:
             raise OutputError(
                 "is a file, not a folder",
                 path=str(path),
-                hint="--out names the folder that receives the ratings/, audit/, rejected/ and manifest/ partitions.",
+                hint=f"{option('out')} names the folder that receives the ratings/, audit/, rejected/ and "
+                "manifest/ partitions.",
             )
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -163,9 +163,9 @@ def test_max_rejected_is_a_keyword_of_the_config(value, parsed) -> None:
 
 
 def test_max_rejected_keyword_names_the_parameter() -> None:
-    with pytest.raises(UsageError, match=r"^max_rejected: 2\.5 is not a number of rows or a percentage"):
+    with pytest.raises(UsageError, match=r"^option max_rejected: 2\.5 is not a number of rows or a percentage"):
         RunConfig(periods=("2025-10",), max_rejected=2.5)  # type: ignore[arg-type]
-    with pytest.raises(UsageError, match=r"^max_rejected: True is not"):
+    with pytest.raises(UsageError, match=r"^option max_rejected: True is not"):
         parse_max_rejected(True)  # a bool is not a number of rows
 
 

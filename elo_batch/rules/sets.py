@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from elo_batch.errors import UsageError
+from elo_batch.errors import UsageError, option
 
 Expected = Literal["table", "formula"]
 Cap = Literal["exempt-2650", "always", "never"]
@@ -112,7 +112,7 @@ def rule_set_for(
         if rule_set not in RULE_SETS:
             raise UsageError(
                 f"unknown rule set {rule_set!r}",
-                column="--rule-set",
+                option="rule_set",
                 hint=f"use one of {', '.join(sorted(RULE_SETS))}.",
             )
         chosen = RULE_SETS[rule_set]
@@ -124,10 +124,11 @@ def rule_set_for(
         chosen = FIDE_2024_03
     else:
         raise UsageError(
-            f"period {period} is before {FIRST_FIDE_PERIOD}; --rules fide supports the FIDE rating "
+            f"period {period} is before {FIRST_FIDE_PERIOD}; {option('rules', 'fide')} supports the FIDE rating "
             f"regulations in force from 1 March 2024 (periods {FIRST_FIDE_PERIOD} and later) only",
-            column="--period",
-            hint="to rate older games with today's rules, add --rule-set fide-2024-03 (or --rule-set fide-2025-10).",
+            option="period",
+            hint=f"to rate older games with today's rules, add {option('rule_set', 'fide-2024-03')} "
+            f"(or {option('rule_set', 'fide-2025-10')}).",
         )
     if list_kind != "standard" and chosen.name != "elo":
         chosen = replace(
