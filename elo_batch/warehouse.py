@@ -5,6 +5,11 @@ Tables ``ratings``, ``audit`` and ``rejected`` hold the same rows as the partiti
 transaction, so re-running a period leaves exactly one copy of its rows and a reader never sees the
 period half loaded. Columns that a later period brings (a list's pass-through columns) are added to
 the table; rows of other periods get nulls there.
+
+No SQL is ever built from data: values are bound parameters, the rows come in as a registered Arrow
+table, every identifier (a pass-through column's name is the list's, whatever it holds) is quoted by
+:func:`quote_identifier`, column types are DuckDB's own spelling re-read by its type parser, and every
+statement is checked to parse as exactly one statement before it runs.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import polars as pl
 import polars.selectors as cs
 
 from elo_batch import columns as c
-from elo_batch.errors import OutputError, UsageError
+from elo_batch.errors import InternalError, OutputError, UsageError
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -102,6 +107,27 @@ _IDS = (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT")
 
 
+def quote_identifier(name: str) -> str:
+    """``name`` as one SQL identifier: in double quotes, each double quote inside doubled (SQL's rule).
+
+    >>> print(quote_identifier('x" INTEGER; DELETE FROM audit; --'))
+    "x"" INTEGER; DELETE FROM audit; --"
+    """
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _execute(connection: Any, statement: str, parameters: list[Any] | None = None) -> Any:
+    """Run ``statement`` once it parses as exactly one statement (a guard behind the quoting)."""
+    if len(_duckdb().extract_statements(statement)) != 1:
+        raise InternalError(f"refused to run SQL that parses as several statements: {statement!r}")
+    return connection.execute(statement, parameters)
+
+
+def _column_type(spelled: str) -> str:
+    """DuckDB's spelling of a type, as its type parser reads it back (a type and nothing else)."""
+    return str(_duckdb().sqltype(spelled))
+
+
 def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
     incoming = frame.with_columns(
@@ -120,8 +146,9 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
         if column in _IDS and dtype.is_integer() and existing.get(column) == "VARCHAR"
     )
     connection.register("incoming", incoming.to_arrow())
+    table = quote_identifier(name)
     try:
-        connection.execute(f'CREATE TABLE IF NOT EXISTS "{name}" AS SELECT * FROM incoming LIMIT 0')
+        _execute(connection, f"CREATE TABLE IF NOT EXISTS {table} AS SELECT * FROM incoming LIMIT 0")
         existing = dict(
             connection.execute(
                 "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
@@ -129,12 +156,13 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
         )
         types = dict(connection.execute("SELECT column_name, column_type FROM (DESCRIBE incoming)").fetchall())
         for column in incoming.columns:
+            quoted = quote_identifier(column)
             if column not in existing:
-                connection.execute(f'ALTER TABLE "{name}" ADD COLUMN "{column}" {types[column]}')
+                _execute(connection, f"ALTER TABLE {table} ADD COLUMN {quoted} {_column_type(types[column])}")
             elif column in _IDS and types[column] == "VARCHAR" and existing[column] in _INTEGER_TYPES:
                 # text ids into a table of integer ids: the table's ids become their text (the same ids,
                 # since ids compare as text; 0123 stays apart from 123)
-                connection.execute(f'ALTER TABLE "{name}" ALTER COLUMN "{column}" TYPE VARCHAR')
+                _execute(connection, f"ALTER TABLE {table} ALTER COLUMN {quoted} TYPE VARCHAR")
             elif column not in untyped and existing[column] != types[column]:
                 raise OutputError(
                     f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
@@ -143,8 +171,8 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
                     hint="load runs of one kind into one database (--rounding none runs apart), or start a new "
                     "database file.",
                 )
-        connection.execute(f'DELETE FROM "{name}" WHERE period = ?', [period])
-        connection.execute(f'INSERT INTO "{name}" BY NAME SELECT * FROM incoming')
+        _execute(connection, f"DELETE FROM {table} WHERE {quote_identifier(c.PERIOD)} = ?", [period])
+        _execute(connection, f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
     finally:
         connection.unregister("incoming")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from tests.conftest import write_csv
@@ -145,3 +146,80 @@ def test_a_bad_database_target_stops_before_anything_is_written(cli, tmp_path: P
     assert result.exit_code == 73
     assert "cannot open the DuckDB database" in result.output
     assert not (tmp_path / "o" / "ratings").exists()
+
+
+#: Column names as the list's reader keeps them (lowercase, whitespace as ``_``): SQL comments for spaces.
+HOSTILE = [
+    'x"/**/integer;delete/**/from/**/audit;commit;alter/**/table/**/ratings/**/add/**/column/**/"q',
+    'y"/**/integer;update/**/ratings/**/set/**/rating=0;--',
+    'z""/**/varchar);drop/**/table/**/rejected;--',
+]
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_a_hostile_column_name_is_a_name_and_runs_nothing(cli, tmp_path: Path, inputs, hostile) -> None:
+    """A pass-through column of the list arrives in the table under its exact name; its quotes and
+    semicolons never reach the SQL parser as SQL."""
+    games, rating_list = inputs
+    db = tmp_path / "elo.duckdb"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", tmp_path / "o",
+               "--duckdb", db).exit_code == 0  # fmt: skip
+    ratings = "SELECT player_id, period, rating, name FROM ratings ORDER BY ALL"
+    before = [_count(db, sql) for sql in (ratings, "SELECT * FROM audit ORDER BY ALL", "SELECT * FROM rejected")]
+    header = '"' + hostile.replace('"', '""') + '"'  # CSV quoting
+    hostile_list = write_csv(tmp_path / "list2.csv", f"player_id,rating,k,{header}\nA,2020,20,v\nB,1893,20,w")
+
+    result = cli("run", games, "--ratings", hostile_list, "--period", "2025-12", "--out", tmp_path / "o",
+                 "--duckdb", db)  # fmt: skip
+
+    audit = "SELECT * FROM audit ORDER BY ALL"
+    after = [_count(db, sql.replace("ORDER", "WHERE period = '2025-11' ORDER")) for sql in (ratings, audit)]
+    assert after == before[:2]  # 2025-11 as loaded: no row deleted, no rating set
+    assert _count(db, "SELECT * FROM rejected") == before[2]
+    assert result.exit_code == 0, result.output
+    columns = _count(db, "SELECT column_name FROM information_schema.columns WHERE table_name = 'ratings'")
+    name = pl.read_parquet(tmp_path / "o" / "ratings" / "period=2025-12" / "part-0.parquet").columns[-1]
+    assert name.startswith(hostile[:3])  # as the list's reader keeps it (lowercase, "-" and spaces as "_")
+    assert (name,) in columns  # under the exact name the partitions give it
+    assert ("q",) not in columns
+    assert _count(db, "SELECT period, rating FROM ratings WHERE player_id = 'A' ORDER BY period") == [
+        ("2025-11", 2020),
+        ("2025-12", 2017),
+    ]
+
+
+def test_load_period_takes_any_column_name_and_struct_field_as_names(tmp_path: Path) -> None:
+    """Library callers pass frames whose names no reader normalised: spaces, quotes, a struct's fields."""
+    from elo_batch import warehouse
+
+    db = str(tmp_path / "elo.duckdb")
+    first = pl.DataFrame({"player_id": ["A"], "period": ["2025-11"]})
+    warehouse.load_period(db, "2025-11", {"ratings": first, "audit": first, "rejected": first})
+    hostile = 'x" INTEGER; DELETE FROM audit; COMMIT; ALTER TABLE ratings ADD COLUMN "q'
+    second = first.with_columns(
+        pl.lit("v").alias(hostile),
+        pl.struct(pl.lit(1).alias('f" INTEGER); DROP TABLE rejected; --')).alias("Nested Col"),
+        period=pl.lit("2025-12"),
+    )
+
+    warehouse.load_period(db, "2025-12", {"ratings": second, "audit": first.clear(), "rejected": first.clear()})
+
+    assert _count(db, "SELECT period FROM audit") == [("2025-11",)]
+    assert _count(db, "SELECT period FROM rejected") == [("2025-11",)]
+    columns = _count(db, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'ratings'")
+    assert columns[2:] == [
+        (hostile, "VARCHAR"),
+        ("Nested Col", 'STRUCT("f"" INTEGER); DROP TABLE rejected; --" INTEGER)'),
+    ]
+
+
+def test_sql_that_parses_as_several_statements_is_never_run(tmp_path: Path) -> None:
+    from elo_batch import warehouse
+    from elo_batch.errors import InternalError
+
+    with duckdb.connect(str(tmp_path / "elo.duckdb")) as connection:
+        connection.execute("CREATE TABLE audit (a INTEGER)")
+        connection.execute("INSERT INTO audit VALUES (1)")
+        with pytest.raises(InternalError, match="several statements"):
+            warehouse._execute(connection, "SELECT 1; DELETE FROM audit")
+        assert connection.execute("SELECT a FROM audit").fetchall() == [(1,)]
