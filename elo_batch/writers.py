@@ -103,6 +103,8 @@ def write_period(
             manifest = {**manifest, "outputs": dict(written), "objects": objects}
             manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
             swap.commit()
+    except OutputError:  # already says what and where (a refused journal or target)
+        raise
     except OSError as exc:
         raise _output_error(exc, out) from exc
     written["manifest"] = str(partition_dir(out, "manifest", period) / "manifest.json")

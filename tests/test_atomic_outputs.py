@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -215,3 +217,124 @@ def test_a_terminated_run_cleans_up_and_keeps_the_previous_outputs(cli, tmp_path
     assert code == 143
     assert _outputs(out) == before
     assert _leftovers(out) == []
+
+
+# --- a journal or a link planted in OUT never makes a run delete anything outside OUT -------------
+
+
+def _victim(tmp_path: Path, name: str = "victim") -> Path:
+    """A folder outside OUT that nobody may touch, with one file in it."""
+    folder = tmp_path / name / "period=2025-11"
+    folder.mkdir(parents=True)
+    (folder / "keep.txt").write_text("precious")
+    return folder
+
+
+def _plant_journal(out: Path, targets: dict[str, int], name: str = "planted") -> Path:
+    staging = out / f"{atomic.STAGING_PREFIX}{name}"
+    (staging / "new").mkdir(parents=True)
+    (staging / "journal.json").write_text(json.dumps({"targets": targets}))
+    return staging
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "../victim/period=2025-11",
+        "{victim}",  # absolute
+        "ratings/period=2025-11/../../../victim/period=2025-11",
+        "ratings/../../victim/period=2025-11",
+        "victim/period=2025-11",  # not a table of OUT
+        "ratings/period=2025-13",  # not a month
+    ],
+)
+def test_a_planted_journal_deletes_nothing_and_stops_the_run(cli, tmp_path, previous, target) -> None:
+    out, before = previous
+    victim = _victim(tmp_path)
+    staging = _plant_journal(out, {target.format(victim=victim): os.stat(victim).st_ino})
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert result.exit_code == 73
+    assert "is not <table>/period=YYYY-MM inside the output folder" in result.output
+    assert "nothing was recovered or deleted" in result.output
+    assert "Hint:" in result.output
+    assert _outputs(out) == before
+    assert staging.exists()  # left for a person to look at
+
+
+@pytest.mark.parametrize("journal", ["not json", "[]", '{"targets": {"ratings/period=2025-11": "1"}}', "{}"])
+def test_a_journal_that_is_not_one_elo_batch_writes_stops_the_run(cli, tmp_path, previous, journal) -> None:
+    out, before = previous
+    staging = _plant_journal(out, {})
+    (staging / "journal.json").write_text(journal)
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert result.exit_code == 73
+    assert "staging journal" in result.output
+    assert _outputs(out) == before
+
+
+def test_a_table_folder_linked_outside_is_never_emptied_by_a_journal(cli, tmp_path, previous) -> None:
+    out, _ = previous
+    victim = _victim(tmp_path)
+    shutil.rmtree(out / "rejected")
+    (out / "rejected").symlink_to(victim.parent, target_is_directory=True)
+    _plant_journal(out, {"rejected/period=2025-11": os.stat(victim).st_ino})
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert result.exit_code == 73
+    assert "outside the output folder" in result.output
+
+
+def test_a_table_folder_linked_outside_is_never_replaced_by_a_run(cli, tmp_path, previous) -> None:
+    out, _ = previous
+    victim = _victim(tmp_path)
+    shutil.rmtree(out / "rejected")
+    (out / "rejected").symlink_to(victim.parent, target_is_directory=True)
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert result.exit_code == 73
+    assert "outside the output folder" in result.output
+    assert _leftovers(out) == []
+
+
+@pytest.mark.parametrize("inner", ["", "old", "old/0"])
+def test_a_staging_link_outside_is_removed_as_a_link_only(cli, tmp_path, previous, inner) -> None:
+    """A link named like a staging folder (or one inside it) never leads recovery outside OUT."""
+    out, before = previous
+    victim = _victim(tmp_path)
+    if inner:
+        staging = _plant_journal(out, {"ratings/period=2025-11": os.stat(out / "ratings/period=2025-11").st_ino})
+        (staging / inner).parent.mkdir(parents=True, exist_ok=True)
+        (staging / inner).symlink_to(victim if inner == "old/0" else victim.parent, target_is_directory=True)
+    else:
+        (out / f"{atomic.STAGING_PREFIX}link").symlink_to(victim.parent, target_is_directory=True)
+
+    result = cli("run", tmp_path / "g.csv", "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert (victim / "keep.txt").read_text() == "precious"
+    if inner:
+        assert result.exit_code == 73
+        assert "a link" in result.output
+        assert _outputs(out) == before
+    else:
+        assert result.exit_code == 0, result.output
+        assert _leftovers(out) == []
+
+
+def test_a_swap_takes_only_plain_labels_and_partition_targets(tmp_path) -> None:
+    """The library's own callers are held to the same layout as a journal (a period like ``../x``)."""
+    with pytest.raises(ValueError, match="plain name"):
+        atomic.FolderSwap(tmp_path, "../2025-11")
+    with atomic.FolderSwap(tmp_path / "out", "2025-11") as swap:
+        for target in ("ratings/period=../../x", "/tmp/x", "ratings/period=2025-11/../../x"):
+            with pytest.raises(ValueError, match="is not <table>/period=YYYY-MM"):
+                swap.folder(target)
+        swap.folder("ratings/period=2025-11")
