@@ -11,7 +11,10 @@ system, so a rename moves them), then swaps each into place:
   commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
   folder reads the journal, puts the old folders back and deletes the leftover;
 - one swap at a time per output folder (an ``flock`` on ``.elo-batch.lock``, where the platform has
-  it), so a leftover staging folder seen while holding the lock belongs to a dead run.
+  it), so a leftover staging folder seen while holding the lock belongs to a dead run;
+- a caller that also reads from the output folder (next month's list from ``OUT/ratings/...``)
+  holds :func:`locked_output` around the whole read and write: the lock is taken and leftovers are
+  recovered before anything is read, and its swaps inside take the lock it already holds.
 
 Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
 ``OUT/<table>/period=*/...`` glob.
@@ -26,6 +29,7 @@ never an instruction.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
@@ -33,8 +37,9 @@ import os
 import re
 import shutil
 import sys
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -50,6 +55,8 @@ LOCK_NAME = ".elo-batch.lock"
 _JOURNAL = "journal.json"
 #: The folders of the output folder that a swap may replace: ``<table>/period=YYYY-MM``.
 TABLES = ("ratings", "audit", "rejected", "manifest")
+#: (resolved output folder, thread) of every lock :func:`locked_output` holds in this process.
+_HELD: set[tuple[Path, int]] = set()
 _TARGET = re.compile(r"(?P<table>[a-z]+)/period=\d{4}-(0[1-9]|1[0-2])")
 
 
@@ -77,7 +84,7 @@ class FolderSwap:
 
     def __enter__(self) -> FolderSwap:
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock = _lock(self.root)
+        self._lock = None if _holder(self.root) in _HELD else _lock(self.root)
         try:
             recover(self.root)
             (self.staging / "new").mkdir(parents=True)
@@ -130,6 +137,63 @@ class FolderSwap:
         if self._lock is not None:
             os.close(self._lock)  # closing the descriptor releases the flock
             self._lock = None
+
+
+@contextlib.contextmanager
+def locked_output(root: Path) -> Iterator[Path]:
+    """Hold the output folder's lock, leftovers of killed runs recovered, around a read and a write.
+
+    A caller that reads inputs from the folder it writes (next month's rating list from
+    ``root/ratings/period=YYYY-MM``) enters this before it reads anything: it waits for any other
+    writer of ``root``, then puts back what a run killed in the middle of its commit left half
+    swapped, so the caller reads only committed periods; every :class:`FolderSwap` into ``root``
+    inside the block (and nested ``locked_output`` blocks) uses the lock already held, and other
+    writers wait until the block ends. Creates ``root`` if missing.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out, locked_output(Path(out)) as root:
+    ...     (root / ".elo-batch.lock").exists()
+    True
+
+    Raises:
+        OutputError: ``root`` cannot be created, locked or recovered (a file there, no permission, a
+            journal that elo-batch never writes).
+    """
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        holder = _holder(root)
+        if holder in _HELD:
+            yield root
+            return
+        descriptor = _lock(root)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise _lock_error(exc, root) from exc
+    _HELD.add(holder)
+    try:
+        try:
+            recover(root)
+        except OutputError:
+            raise
+        except OSError as exc:
+            raise _lock_error(exc, root) from exc
+        yield root
+    finally:
+        _HELD.discard(holder)
+        os.close(descriptor)  # closing the descriptor releases the flock
+
+
+def _holder(root: Path) -> tuple[Path, int]:
+    return root.resolve(), threading.get_ident()
+
+
+def _lock_error(exc: OSError, root: Path) -> OutputError:
+    return OutputError(
+        f"cannot lock the output folder ({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})",
+        path=str(root),
+        hint="check that the output folder is a folder you may write to.",
+    )
 
 
 def recover(root: Path) -> None:

@@ -12,11 +12,12 @@ import datetime as dt
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, objectstore, warehouse
+from elo_batch import __version__, atomic, objectstore, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -148,9 +149,12 @@ def run(
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
-    Order: read and check every input, check ``--strict``, check that ``out`` is writable, then rate
-    and write period by period; so a bad input or an unwritable ``out`` fails before any rating and
-    before anything is written.
+    Order: take ``out``'s lock (where ``out`` is a folder that exists) and recover what a killed run
+    left half committed, read and check every input, check ``--strict``, check that ``out`` is
+    writable, then rate and write period by period; so an input read from ``out`` (last month's
+    list) is always a committed period, and a bad input or an unwritable ``out`` fails before any
+    rating and before anything is written. The lock is held to the end of the run: other runs into
+    ``out`` wait.
 
     Args:
         games_paths: Game files, globs or folders (CSV or Parquet).
@@ -174,6 +178,28 @@ def run(
         StrictRejectError: ``config.strict`` and a row was rejected (nothing is written).
         OutputError: the outputs cannot be written (the previous outputs of the period are kept).
     """
+    with contextlib.ExitStack() as held:
+
+        def hold() -> None:  # out's lock, leftovers recovered; once more when out is created (then a no-op)
+            if not objectstore.is_object_store(out) and Path(out).is_dir():
+                held.enter_context(atomic.locked_output(Path(out)))
+
+        hold()  # before any input is read from out
+        return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
+
+
+def _run(
+    games_paths: list[str],
+    config: RunConfig,
+    ratings_path: str | None,
+    out: str,
+    fmt: Format,
+    encoding: str | None,
+    on_period: Callable[[PeriodSummary], None] | None,
+    on_progress: Progress | None,
+    duckdb_path: str | None,
+    hold: Callable[[], None],
+) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
         warehouse.check_available(duckdb_path)
@@ -187,6 +213,7 @@ def run(
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))
     check_writable(out)
+    hold()
     summaries = []
     results = rate_periods(games, rating_list, config)
     for index, period in enumerate(config.periods):

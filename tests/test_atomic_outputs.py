@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import polars as pl
 import pytest
 
 from elo_batch import atomic, writers
-from tests.conftest import write_csv
+from elo_batch.errors import OutputError
+from tests.conftest import read_table, write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
 
@@ -338,3 +340,76 @@ def test_a_swap_takes_only_plain_labels_and_partition_targets(tmp_path) -> None:
             with pytest.raises(ValueError, match="is not <table>/period=YYYY-MM"):
                 swap.folder(target)
         swap.folder("ratings/period=2025-11")
+
+
+# --- a run that reads its list from OUT takes OUT's lock and recovers before it reads -------------
+
+
+@pytest.mark.parametrize("ratings", ["ratings/period=2025-11/part-0.parquet", "ratings/period=2025-11"])
+@pytest.mark.parametrize(
+    ("pause_in", "after", "no_exchange"),
+    [("elo_batch.atomic:_swap_in", 1, ""), ("elo_batch.atomic:_swap_in", 4, ""), ("os:rename", 2, "1")],
+    ids=["exchange-first", "exchange-all", "renames-mid"],
+)
+def test_the_next_month_reading_its_list_from_out_after_a_kill_in_the_commit_reads_the_recovered_list(
+    cli, tmp_path, previous, pause_in, after, no_exchange, ratings
+) -> None:
+    """The killed re-run of 2025-11 (B beat A) never committed: 2025-12 is built on the list of the
+    first run (A 2007, B 1893), never on the killed run's half-swapped one (A 1993, B 1907)."""
+    out, before = previous
+    assert _start_and_stop(tmp_path, out, pause_in, after, signal.SIGKILL, NO_EXCHANGE=no_exchange) == -signal.SIGKILL
+    write_csv(tmp_path / "h.csv", GAMES.format(result="1/2-1/2").replace("2025-11", "2025-12"))
+
+    result = cli("run", tmp_path / "h.csv", "--period", "2025-12", "--ratings", out / ratings, "--out", out)
+
+    assert result.exit_code == 0, result.output
+    assert {k: v for k, v in _outputs(out).items() if "2025-11" in k} == before
+    december = read_table(out, "ratings", "2025-12").sort("player_id")
+    assert december.select("player_id", "rating_before").rows() == [("A", 2007), ("B", 1893)]
+    assert _leftovers(out) == []
+
+
+def test_locked_output_recovers_on_entry_and_lets_the_same_caller_write(tmp_path, previous) -> None:
+    out, before = previous
+    staging = _plant_journal(out, {"ratings/period=2025-11": 1})  # a dead run's, swapped nothing yet
+    frame = pl.DataFrame({"player_id": ["A"]})
+
+    with atomic.locked_output(out):
+        assert not staging.exists()  # recovered before the caller reads anything
+        assert _outputs(out) == before
+        writers.write_period(str(out), "2025-12", {"ratings": frame}, {})  # the same lock, not a deadlock
+
+    assert (out / "ratings" / "period=2025-12" / "part-0.parquet").exists()
+
+
+def test_locked_output_makes_another_writer_wait(tmp_path) -> None:
+    out, entered, release = tmp_path / "out", threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def first() -> None:
+        with atomic.locked_output(out):
+            entered.set()
+            release.wait(10)
+            order.append("first done")
+
+    def second() -> None:
+        entered.wait(10)
+        with atomic.FolderSwap(out, "2025-11"):
+            order.append("second in")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    entered.wait(10)
+    time.sleep(0.3)
+    assert order == []  # the second one waits for the lock
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert order == ["first done", "second in"]
+
+
+def test_locked_output_on_a_folder_it_cannot_lock_is_an_output_error(tmp_path) -> None:
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(OutputError, match="cannot lock the output folder"), atomic.locked_output(tmp_path / "file"):
+        pass
