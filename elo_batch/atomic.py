@@ -181,7 +181,8 @@ def locked_output(root: Path) -> Iterator[Path]:
         yield root
     finally:
         _HELD.discard(holder)
-        os.close(descriptor)  # closing the descriptor releases the flock
+        if descriptor is not None:
+            os.close(descriptor)  # closing the descriptor releases the flock
 
 
 def _holder(root: Path) -> tuple[Path, int]:
