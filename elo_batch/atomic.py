@@ -106,8 +106,14 @@ class FolderSwap:
         self.targets[target] = staged
         return staged
 
-    def commit(self) -> None:
-        """Swap every staged folder into place; on failure put the old ones back and re-raise."""
+    def commit(self, before_commit: Callable[[], None] | None = None) -> None:
+        """Swap every staged folder into place; on failure put the old ones back and re-raise.
+
+        Args:
+            before_commit: Called once every folder is swapped in, before the journal's removal
+                commits them (another sink's commit, so that both commit together): if it raises,
+                the old folders are put back.
+        """
         journal = {target: os.stat(staged).st_ino for target, staged in self.targets.items()}
         for staged in self.targets.values():
             _fsync_tree(staged)
@@ -117,6 +123,8 @@ class FolderSwap:
         try:
             for index, (target, staged) in enumerate(self.targets.items()):
                 _swap_in(staged, self.root / target, self.staging / "old" / str(index))
+            if before_commit is not None:
+                before_commit()
         except BaseException:
             _roll_back(self.root, self.staging)
             raise

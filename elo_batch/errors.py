@@ -13,6 +13,7 @@ class EloBatchError(Exception):
 
     Attributes:
         exit_code: Process exit status the CLI uses for this error.
+        message: What went wrong, without the place and the hint.
         path: Input or output file concerned, if any.
         row: 1-based data row (header not counted) in ``path``, if any.
         column: Column concerned, if any.
@@ -31,6 +32,7 @@ class EloBatchError(Exception):
         value: object = None,
         hint: str | None = None,
     ) -> None:
+        self.message = message
         self.path = path
         self.row = row
         self.column = column

@@ -227,11 +227,7 @@ def _run(
             "rejected": result.rejected,
         }
         manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
-        outputs = write_period(out, result.period, tables, manifest, fmt)
-        if duckdb_path:
-            loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
-            warehouse.load_period(duckdb_path, result.period, loaded)
-            outputs = {**outputs, "duckdb": duckdb_path}
+        outputs = _write(out, result.period, tables, manifest, fmt, duckdb_path)
         summary = _summary(result, warnings, outputs)
         summaries.append(summary)
         if on_period:
@@ -279,6 +275,31 @@ def validate(
         usable_by_period={} if config.periods else dict(usable.iter_rows()),
         warnings=notes,
     )
+
+
+def _write(
+    out: str,
+    period: str,
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    manifest: dict[str, Any],
+    fmt: Format,
+    duckdb_path: str | None,
+) -> dict[str, str]:
+    """Write a period's partitions and, with ``duckdb_path``, load it: into a folder both commit together
+    (the database's commit comes between the partitions' swap and their commit; a failure of either
+    puts both back); an object store has no such commit, so it is written first and the database's
+    error says so."""
+    if not duckdb_path:
+        return write_period(out, period, tables, manifest, fmt)
+    if objectstore.is_object_store(out):
+        outputs = write_period(out, period, tables, manifest, fmt)
+        note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
+        warehouse.load_period(duckdb_path, period, tables, note=note)
+    else:
+        note = f"The partitions of period {period} in {out} were kept as they were too."
+        load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
+        outputs = write_period(out, period, tables, manifest, fmt, companion=load)
+    return {**outputs, "duckdb": duckdb_path}
 
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:

@@ -14,6 +14,8 @@ statement is checked to parse as exactly one statement before it runs.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Mapping
 from typing import Any
 
 import polars as pl
@@ -65,13 +67,16 @@ def _connect(duckdb: Any, database: str) -> Any:
         ) from exc
 
 
-def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> None:
+def load_period(
+    database: str, period: str, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], *, note: str = ""
+) -> None:
     """Replace one period's rows in the database's tables (created on first use) in one transaction.
 
     Args:
         database: Path of the DuckDB file (created if missing).
         period: Month of play, ``YYYY-MM``; the value of every row's ``period`` column.
-        tables: ``ratings``, ``audit`` and ``rejected`` frames of the period.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames of the period (lazy ones are collected).
+        note: Added to the hint of every error: what happened to the period's other outputs.
 
     Raises:
         UsageError: duckdb is not installed.
@@ -82,24 +87,82 @@ def load_period(database: str, period: str, tables: dict[str, pl.DataFrame]) -> 
             ids as text, and text ids into a table of integer ids turn its ids into text (the same ids:
             ids are compared as text).
     """
-    duckdb = _duckdb()
-    connection = _connect(duckdb, database)
-    try:
-        connection.begin()
-        for name, frame in tables.items():
-            _replace(connection, name, period, frame)
-        connection.commit()
-    except (duckdb.Error, OutputError) as exc:
-        connection.rollback()
+    load = PeriodLoad(database, period, tables, note=note)
+    load.prepare()
+    load.commit()
+
+
+class PeriodLoad:
+    """One period's rows replaced in a transaction left open until :meth:`commit`.
+
+    The database's side of a commit shared with the partitions (``companion`` of
+    :func:`elo_batch.writers.write_period`): :meth:`prepare` once the partitions are staged (every
+    statement runs, nothing is committed), :meth:`commit` once they are swapped in and before their
+    own commit, :meth:`abort` if anything fails. A failure raises :class:`OutputError` after rolling
+    back, so the database keeps its previous rows.
+
+    Args:
+        database: Path of the DuckDB file (created if missing).
+        period: Month of play, ``YYYY-MM``.
+        tables: ``ratings``, ``audit`` and ``rejected`` frames of the period (lazy ones are collected
+            in :meth:`prepare`).
+        note: Added to the hint of every error: what happened to the period's other outputs.
+    """
+
+    def __init__(
+        self, database: str, period: str, tables: Mapping[str, pl.DataFrame | pl.LazyFrame], *, note: str = ""
+    ) -> None:
+        self.database, self.period, self.tables, self.note = database, period, tables, note
+        self.name = f"the DuckDB database {database}"
+        self.committed = False
+        self._connection: Any = None
+
+    def prepare(self) -> None:
+        """Open the database, begin, replace the period's rows in every table; commit nothing."""
+        duckdb = _duckdb()
+        try:
+            self._connection = _connect(duckdb, self.database)
+            self._connection.begin()
+            for name, frame in self.tables.items():
+                _replace(
+                    self._connection, name, self.period, frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+                )
+        except (duckdb.Error, OutputError) as exc:
+            self.abort()
+            raise self._error(exc, "load") from exc
+
+    def commit(self) -> None:
+        """Commit the transaction :meth:`prepare` left open."""
+        duckdb = _duckdb()
+        try:
+            self._connection.commit()
+        except duckdb.Error as exc:
+            self.abort()
+            raise self._error(exc, "commit") from exc
+        self.committed = True
+        self._close()
+
+    def abort(self) -> None:
+        """Roll back whatever :meth:`prepare` did (nothing when it did nothing or all is committed)."""
+        if self._connection is not None:
+            with contextlib.suppress(Exception):  # a failed commit has rolled back already
+                self._connection.rollback()
+            self._close()
+
+    def _close(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def _error(self, exc: BaseException, step: str) -> OutputError:
+        note = f" {self.note}" if self.note else ""
         if isinstance(exc, OutputError):
-            raise
-        raise OutputError(
-            f"cannot load period {period} into the DuckDB database ({_first_line(exc)})",
-            path=database,
-            hint="the database keeps its previous rows; re-run the period once the cause is fixed.",
-        ) from exc
-    finally:
-        connection.close()
+            return OutputError(exc.message, path=exc.path, column=exc.column, hint=f"{exc.hint}{note}")
+        return OutputError(
+            f"cannot {step} period {self.period} into the DuckDB database ({_first_line(exc)})",
+            path=self.database,
+            hint=f"the database keeps its previous rows; re-run the period once the cause is fixed.{note}",
+        )
 
 
 #: Id columns: integers and text are the same ids (compared as text), so either may join the other.

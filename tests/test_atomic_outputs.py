@@ -120,12 +120,13 @@ import elo_batch.atomic
 module_name, name = os.environ["PAUSE_IN"].split(":")
 module = importlib.import_module(module_name)
 real, calls = getattr(module, name), []
-def slow(*args):
-    real(*args)
+def slow(*args, **kwargs):
+    value = real(*args, **kwargs)
     calls.append(1)
     if len(calls) == int(os.environ["PAUSE_AFTER"]):
         Path(os.environ["MARK"]).write_text("paused")
-        time.sleep(120)
+        time.sleep(float(os.environ.get("PAUSE_SECONDS", "120")))
+    return value
 setattr(module, name, slow)
 if os.environ.get("NO_EXCHANGE"):
     elo_batch.atomic._exchange = lambda a, b: False
