@@ -1,4 +1,4 @@
-"""Replacing folders inside an output folder all at once or not at all; knows no tables and no formats.
+"""Replacing folders inside an output folder all at once or not at all; knows no formats.
 
 A :class:`FolderSwap` stages new folders in a hidden folder inside the output folder (same file
 system, so a rename moves them), then swaps each into place:
@@ -11,24 +11,39 @@ system, so a rename moves them), then swaps each into place:
   commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
   folder reads the journal, puts the old folders back and deletes the leftover;
 - one swap at a time per output folder (an ``flock`` on ``.elo-batch.lock``, where the platform has
-  it), so a leftover staging folder seen while holding the lock belongs to a dead run.
+  it), so a leftover staging folder seen while holding the lock belongs to a dead run;
+- a caller that also reads from the output folder (next month's list from ``OUT/ratings/...``)
+  holds :func:`locked_output` around the whole read and write: the lock is taken and leftovers are
+  recovered before anything is read, and its swaps inside take the lock it already holds.
 
 Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
 ``OUT/<table>/period=*/...`` glob.
+
+Only ``OUT/<table>/period=YYYY-MM`` folders of the tables in :data:`TABLES` are ever replaced, moved
+or deleted, and only where they lie inside the output folder once links are followed: a journal
+naming anything else (``../x``, an absolute path, a table folder that links outside) is refused
+before anything is touched, and so is a link inside a staging folder. A leftover staging folder
+that is itself a link is removed as a link. The journal is data in a folder others may write to,
+never an instruction.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
 import os
+import re
 import shutil
 import sys
+import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
+
+from elo_batch.errors import OutputError
 
 try:
     import fcntl
@@ -38,6 +53,11 @@ except ImportError:  # pragma: no cover - Windows: no advisory locks, swaps are 
 STAGING_PREFIX = ".elo-batch-staging-"
 LOCK_NAME = ".elo-batch.lock"
 _JOURNAL = "journal.json"
+#: The folders of the output folder that a swap may replace: ``<table>/period=YYYY-MM``.
+TABLES = ("ratings", "audit", "rejected", "manifest")
+#: (resolved output folder, thread) of every lock :func:`locked_output` holds in this process.
+_HELD: set[tuple[Path, int]] = set()
+_TARGET = re.compile(r"(?P<table>[a-z]+)/period=\d{4}-(0[1-9]|1[0-2])")
 
 
 class FolderSwap:
@@ -54,6 +74,8 @@ class FolderSwap:
     """
 
     def __init__(self, root: Path, label: str) -> None:
+        if not re.fullmatch(r"[\w.-]+", label) or label.strip(".") == "":
+            raise ValueError(f"a staging label is a plain name, not {label!r}")
         self.root = root
         self.staging = root / f"{STAGING_PREFIX}{label}-{uuid.uuid4().hex[:12]}"
         self.targets: dict[str, Path] = {}
@@ -62,7 +84,7 @@ class FolderSwap:
 
     def __enter__(self) -> FolderSwap:
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock = _lock(self.root)
+        self._lock = None if _holder(self.root) in _HELD else _lock(self.root)
         try:
             recover(self.root)
             (self.staging / "new").mkdir(parents=True)
@@ -72,14 +94,26 @@ class FolderSwap:
         return self
 
     def folder(self, target: str) -> Path:
-        """An empty staged folder that will replace ``root/target`` (a relative path) on commit."""
+        """An empty staged folder that will replace ``root/target`` on commit.
+
+        Raises:
+            ValueError: ``target`` is not ``<table>/period=YYYY-MM`` of :data:`TABLES`.
+            OutputError: the table folder is a link that leads outside the root.
+        """
+        _checked_target(self.root, target, where=None)
         staged = self.staging / "new" / str(len(self.targets))
         staged.mkdir()
         self.targets[target] = staged
         return staged
 
-    def commit(self) -> None:
-        """Swap every staged folder into place; on failure put the old ones back and re-raise."""
+    def commit(self, before_commit: Callable[[], None] | None = None) -> None:
+        """Swap every staged folder into place; on failure put the old ones back and re-raise.
+
+        Args:
+            before_commit: Called once every folder is swapped in, before the journal's removal
+                commits them (another sink's commit, so that both commit together): if it raises,
+                the old folders are put back.
+        """
         journal = {target: os.stat(staged).st_ino for target, staged in self.targets.items()}
         for staged in self.targets.values():
             _fsync_tree(staged)
@@ -89,6 +123,8 @@ class FolderSwap:
         try:
             for index, (target, staged) in enumerate(self.targets.items()):
                 _swap_in(staged, self.root / target, self.staging / "old" / str(index))
+            if before_commit is not None:
+                before_commit()
         except BaseException:
             _roll_back(self.root, self.staging)
             raise
@@ -111,13 +147,77 @@ class FolderSwap:
             self._lock = None
 
 
+@contextlib.contextmanager
+def locked_output(root: Path) -> Iterator[Path]:
+    """Hold the output folder's lock, leftovers of killed runs recovered, around a read and a write.
+
+    A caller that reads inputs from the folder it writes (next month's rating list from
+    ``root/ratings/period=YYYY-MM``) enters this before it reads anything: it waits for any other
+    writer of ``root``, then puts back what a run killed in the middle of its commit left half
+    swapped, so the caller reads only committed periods; every :class:`FolderSwap` into ``root``
+    inside the block (and nested ``locked_output`` blocks) uses the lock already held, and other
+    writers wait until the block ends. Creates ``root`` if missing.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out, locked_output(Path(out)) as root:
+    ...     (root / ".elo-batch.lock").exists()
+    True
+
+    Raises:
+        OutputError: ``root`` cannot be created, locked or recovered (a file there, no permission, a
+            journal that elo-batch never writes).
+    """
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        holder = _holder(root)
+        if holder in _HELD:
+            yield root
+            return
+        descriptor = _lock(root)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise _lock_error(exc, root) from exc
+    _HELD.add(holder)
+    try:
+        try:
+            recover(root)
+        except OutputError:
+            raise
+        except OSError as exc:
+            raise _lock_error(exc, root) from exc
+        yield root
+    finally:
+        _HELD.discard(holder)
+        if descriptor is not None:
+            os.close(descriptor)  # closing the descriptor releases the flock
+
+
+def _holder(root: Path) -> tuple[Path, int]:
+    return root.resolve(), threading.get_ident()
+
+
+def _lock_error(exc: OSError, root: Path) -> OutputError:
+    return OutputError(
+        f"cannot lock the output folder ({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})",
+        path=str(root),
+        hint="check that the output folder is a folder you may write to.",
+    )
+
+
 def recover(root: Path) -> None:
     """Undo and delete what killed runs left in ``root``: staging folders (and their journals).
 
-    Call it only while holding the lock (as :class:`FolderSwap` does).
+    Call it only while holding the lock (as :class:`FolderSwap` does). A leftover that is a link
+    is removed as a link (what it points to is never touched).
+
+    Raises:
+        OutputError: a journal is not one elo-batch writes (a target other than
+            ``<table>/period=YYYY-MM`` inside ``root``, a link inside the staging folder, not JSON);
+            nothing of that staging folder was rolled back or deleted.
     """
     for leftover in sorted(root.glob(STAGING_PREFIX + "*")):
-        if leftover.is_dir():
+        if leftover.is_dir() and not leftover.is_symlink():
             if (leftover / _JOURNAL).exists():
                 _roll_back(root, leftover)
             shutil.rmtree(leftover)
@@ -125,11 +225,59 @@ def recover(root: Path) -> None:
             leftover.unlink()
 
 
+def _journal(root: Path, staging: Path) -> dict[Path, int]:
+    """The checked targets of a staging folder's journal: ``root/target`` -> inode of the staged folder."""
+    where = staging / _JOURNAL
+    try:
+        targets = json.loads(where.read_text(encoding="utf-8"))["targets"]
+        if not isinstance(targets, dict) or not all(type(inode) is int for inode in targets.values()):
+            raise TypeError("targets are not paths with inodes")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _refused(where, f"the staging journal is not one elo-batch writes ({exc})") from exc
+    checked = {_checked_target(root, target, where): inode for target, inode in targets.items()}
+    for inner in ("old", "new", *(f"{kind}/{index}" for kind in ("old", "new") for index in range(len(checked)))):
+        if (staging / inner).is_symlink():
+            raise _refused(where, f"the staging folder holds a link ({inner})")
+    return checked
+
+
+def _checked_target(root: Path, target: object, where: Path | None) -> Path:
+    """``root/target`` once ``target`` is ``<table>/period=YYYY-MM`` of a known table inside ``root``;
+    ``where``: the journal that names it, None for a caller of :meth:`FolderSwap.folder`."""
+    match = _TARGET.fullmatch(target) if isinstance(target, str) else None
+    if match is None or match["table"] not in TABLES:
+        problem = f"{target!r} is not <table>/period=YYYY-MM inside the output folder (tables: {', '.join(TABLES)})"
+        if where is None:
+            raise ValueError(f"a swap replaces only partition folders: {problem}")
+        raise _refused(where, f"the staging journal names {problem}")
+    table = root / match["table"]
+    if table.resolve() != root.resolve() / match["table"]:  # a link (or a link above it) leads elsewhere
+        problem = f"leads to {table.resolve()}, outside the output folder"
+        if where is None:
+            raise OutputError(
+                f"the table folder {problem}; nothing was written",
+                path=str(table),
+                hint="a table folder of the output folder must be a folder inside it, not a link; replace the "
+                "link by a folder (or use another output folder).",
+            )
+        raise _refused(where, f"the staging journal names {target!r}, whose table folder {problem}")
+    return root / match[0]
+
+
+def _refused(journal: Path, problem: str) -> OutputError:
+    return OutputError(
+        f"{problem}; nothing was recovered or deleted",
+        path=str(journal),
+        hint=f"elo-batch never writes such a journal. Look at {journal.parent}; if no run of yours left it, "
+        "delete that folder, then run again.",
+    )
+
+
 def _roll_back(root: Path, staging: Path) -> None:
     """Put the old folders of an uncommitted swap back, whatever point it reached."""
-    journal = json.loads((staging / _JOURNAL).read_text())["targets"]
-    for index, (target, inode) in enumerate(journal.items()):
-        current, old, staged = root / target, staging / "old" / str(index), staging / "new" / str(index)
+    journal = _journal(root, staging)
+    for index, (current, inode) in enumerate(journal.items()):
+        old, staged = staging / "old" / str(index), staging / "new" / str(index)
         if not _is(current, inode):  # not swapped yet, or moved aside without the new one moved in
             if not current.exists() and old.exists():
                 os.rename(old, current)

@@ -54,6 +54,7 @@ class EloBatchError(Exception):
 
     Attributes:
         exit_code: Process exit status the CLI uses for this error.
+        message: What went wrong, without the place and the hint.
         path: Input or output file concerned, if any.
         row: 1-based data row (header not counted) in ``path``, if any.
         column: Column concerned, if any.
@@ -83,6 +84,11 @@ class EloBatchError(Exception):
         self.hint = _resolve(hint, None) if hint else hint
         self.option = option
         super().__init__(self.render())
+
+    @property
+    def message(self) -> str:
+        """The message alone, without its place (file, row, column, option) and hint."""
+        return self._message
 
     def render(self, flags: Mapping[str, str] | None = None) -> str:
         """The full message: where (file, row, column or option), what, and the hint.

@@ -12,11 +12,12 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, objectstore, sanity, warehouse
+from elo_batch import __version__, atomic, objectstore, sanity, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
@@ -168,6 +169,7 @@ def write_result(
     started: dt.datetime,
     warnings: tuple[str, ...],
     stale_periods: tuple[str, ...] = (),
+    duckdb_path: str | None = None,
 ) -> dict[str, str]:
     """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
 
@@ -181,6 +183,8 @@ def write_result(
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
             ``stale_periods``).
+        duckdb_path: Also load the period into this DuckDB file, committed together with the
+            partitions (see :func:`_write`).
 
     Returns:
         Table name (and ``manifest``) -> written file.
@@ -190,7 +194,7 @@ def write_result(
     """
     manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
     manifest["stale_periods"] = list(stale_periods)
-    return write_period(out, result.period, period_tables(result), manifest, output_options["format"])
+    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path)
 
 
 @_in_chunks
@@ -208,11 +212,14 @@ def run(
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
-    Order: read and check every input, check ``--strict`` and ``--max-rejected``, check that ``out``
-    is writable, then rate and write period by period; so a bad input or an unwritable ``out`` fails
-    before any rating and before anything is written. Likely mistakes that do not stop the run (see
-    :mod:`elo_batch.sanity`) are in each period's warnings; the manifest of the last period names the
-    later periods of ``out`` it leaves stale (``stale_periods``).
+    Order: take ``out``'s lock (where ``out`` is a folder that exists) and recover what a killed run
+    left half committed, read and check every input, check ``--strict`` and ``--max-rejected``, check
+    that ``out`` is writable, then rate and write period by period; so an input read from ``out`` (last
+    month's list) is always a committed period, and a bad input or an unwritable ``out`` fails before
+    any rating and before anything is written. The lock is held to the end of the run: other runs into
+    ``out`` wait. Likely mistakes that do not stop the run (see :mod:`elo_batch.sanity`) are in each
+    period's warnings; the manifest of the last period names the later periods of ``out`` it leaves
+    stale (``stale_periods``).
 
     Args:
         games_paths: Game files, globs or folders (CSV or Parquet).
@@ -237,6 +244,28 @@ def run(
             ``config.max_rejected`` allows (nothing is written).
         OutputError: the outputs cannot be written (the previous outputs of the period are kept).
     """
+    with contextlib.ExitStack() as held:
+
+        def hold() -> None:  # out's lock, leftovers recovered; once more when out is created (then a no-op)
+            if not objectstore.is_object_store(out) and Path(out).is_dir():
+                held.enter_context(atomic.locked_output(Path(out)))
+
+        hold()  # before any input is read from out
+        return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
+
+
+def _run(
+    games_paths: list[str],
+    config: RunConfig,
+    ratings_path: str | None,
+    out: str,
+    fmt: Format,
+    encoding: str | None,
+    on_period: Callable[[PeriodSummary], None] | None,
+    on_progress: Progress | None,
+    duckdb_path: str | None,
+    hold: Callable[[], None],
+) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
         warehouse.check_available(duckdb_path)
@@ -249,6 +278,7 @@ def run(
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     check_strict(games, config)
     check_writable(out)
+    hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
     results = rate_periods(games, rating_list, config)
@@ -260,23 +290,18 @@ def run(
         warnings = (
             notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None, stale=left_stale)
         )
-        output_options = {"format": fmt, "encoding": encoding}
         outputs = write_result(
             out,
             result,
             files=games.files,
             list_info=list_info,
             config=config,
-            output_options=output_options,
+            output_options={"format": fmt, "encoding": encoding},
             started=started,
             warnings=warnings,
             stale_periods=left_stale,
+            duckdb_path=duckdb_path,
         )
-        if duckdb_path:
-            tables = period_tables(result)
-            loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
-            warehouse.load_period(duckdb_path, result.period, loaded)
-            outputs = {**outputs, "duckdb": duckdb_path}
         summary = _summary(result, warnings, outputs)
         summaries.append(summary)
         if on_period:
@@ -325,6 +350,31 @@ def validate(
         usable_by_period={} if config.periods else dict(usable.iter_rows()),
         warnings=notes,
     )
+
+
+def _write(
+    out: str,
+    period: str,
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    manifest: dict[str, Any],
+    fmt: Format,
+    duckdb_path: str | None,
+) -> dict[str, str]:
+    """Write a period's partitions and, with ``duckdb_path``, load it: into a folder both commit together
+    (the database's commit comes between the partitions' swap and their commit; a failure of either
+    puts both back); an object store has no such commit, so it is written first and the database's
+    error says so."""
+    if not duckdb_path:
+        return write_period(out, period, tables, manifest, fmt)
+    if objectstore.is_object_store(out):
+        outputs = write_period(out, period, tables, manifest, fmt)
+        note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
+        warehouse.load_period(duckdb_path, period, tables, note=note)
+    else:
+        note = f"The partitions of period {period} in {out} were kept as they were too."
+        load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
+        outputs = write_period(out, period, tables, manifest, fmt, companion=load)
+    return {**outputs, "duckdb": duckdb_path}
 
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:

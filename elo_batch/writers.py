@@ -20,7 +20,7 @@ import hashlib
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -30,6 +30,29 @@ from elo_batch.encode import Format, write_table
 from elo_batch.errors import OutputError, option
 
 TABLES = ("ratings", "audit", "rejected")
+
+
+class Companion(Protocol):
+    """Another sink of a period (a database) that commits together with the partitions.
+
+    :func:`write_period` calls :meth:`prepare` once the partitions are staged, :meth:`commit` once
+    they are swapped in and before they are committed (if it raises, they are put back), and
+    :meth:`abort` after any failure (also after a failed :meth:`prepare` or :meth:`commit`).
+    """
+
+    #: What the sink is, for messages ("the DuckDB database elo.duckdb").
+    name: str
+    #: True once :meth:`commit` succeeded.
+    committed: bool
+
+    def prepare(self) -> None:
+        """Do all the work of the period, commit nothing."""
+
+    def commit(self) -> None:
+        """Commit what :meth:`prepare` did."""
+
+    def abort(self) -> None:
+        """Undo what :meth:`prepare` did, if anything is left to undo."""
 
 
 def partition_dir(out: str, table: str, period: str) -> Path:
@@ -71,6 +94,8 @@ def write_period(
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
+    *,
+    companion: Companion | None = None,
 ) -> dict[str, str]:
     """Write one period's tables and manifest, replacing only that period's partitions.
 
@@ -81,15 +106,20 @@ def write_period(
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
             (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
         fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.encode`).
+        companion: Another sink of the same period that commits together with the partitions of
+            a folder (see :class:`Companion`); not with an object store.
 
     Returns:
         Table name (and ``manifest``) -> path of the written file.
 
     Raises:
-        OutputError: the folder cannot be created or written, or a partition cannot be swapped in
-            (the previous partitions of the period are put back first).
+        OutputError: the folder cannot be created or written, a partition cannot be swapped in, or
+            the companion fails (the previous partitions of the period are put back first, and the
+            companion is aborted).
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
+        if companion is not None:
+            raise ValueError("an object store has no commit to share with a companion")
         return objectstore.write_period(out, period, tables, manifest, fmt)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
@@ -103,9 +133,25 @@ def write_period(
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
             manifest = {**manifest, "outputs": dict(written), "objects": objects}
             manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
-            swap.commit()
-    except OSError as exc:
-        raise _output_error(exc, out) from exc
+            if companion is not None:
+                companion.prepare()
+            swap.commit(companion.commit if companion is not None else None)
+    except BaseException as exc:
+        if companion is None:
+            if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+                raise _output_error(exc, out) from exc
+            raise  # an OutputError already says what and where (a refused journal)
+        if companion.committed:  # the partitions' own commit failed after the companion's
+            raise OutputError(
+                f"period {period}: {companion.name} holds the new rows, but the partitions could not be "
+                f"committed ({exc}) and were put back",
+                path=out,
+                hint="re-run the period once the cause is fixed: it replaces both.",
+            ) from exc
+        companion.abort()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _output_error(exc, out, companion) from exc
+        raise  # the companion's own error says that both kept their previous rows
     written["manifest"] = str(partition_dir(out, "manifest", period) / "manifest.json")
     return written
 
@@ -116,9 +162,10 @@ def _fingerprint(path: Path) -> dict[str, Any]:
     return {"size": path.stat().st_size, "sha256": digest}
 
 
-def _output_error(exc: OSError, out: str) -> OutputError:
+def _output_error(exc: OSError, out: str, companion: Companion | None = None) -> OutputError:
+    kept = f" ({companion.name} was not changed either)" if companion is not None else ""
     return OutputError(
         f"cannot write the outputs ({exc.strerror or exc}{': ' + str(exc.filename) if exc.filename else ''})",
         path=out,
-        hint="check that the output folder is writable and the disk has room; previous outputs were kept.",
+        hint=f"check that the output folder is writable and the disk has room; previous outputs were kept{kept}.",
     )
