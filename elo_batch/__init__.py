@@ -7,11 +7,23 @@ The public API (everything in ``__all__``; see the README section "Python API"):
     result = elo_batch.rate_period(games, period="2025-10", ratings=rating_list)
     result.ratings, result.rejected, result.audit, result.counts
     elo_batch.write_period(result, "out")
+    with elo_batch.locked_output("out"):   # read last month's list from "out", then write to it
+        ...
 """
 
 __version__ = "0.1.0"
 
-from elo_batch.api import Frame, Options, PeriodResult, Source, rate_period, rate_periods, validate, write_period
+from elo_batch.api import (
+    Frame,
+    Options,
+    PeriodResult,
+    Source,
+    locked_output,
+    rate_period,
+    rate_periods,
+    validate,
+    write_period,
+)
 from elo_batch.errors import (
     EloBatchError,
     InputDataError,
@@ -42,6 +54,7 @@ __all__ = [
     "UsageError",
     "ValidationReport",
     "__version__",
+    "locked_output",
     "rate_period",
     "rate_periods",
     "validate",

@@ -7,17 +7,19 @@ Everything here goes through the same reading, checking, rating and writing code
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 import polars as pl
 
-from elo_batch import objectstore, runner, sanity
+from elo_batch import atomic, objectstore, runner, sanity
 from elo_batch.config import RunConfig
 from elo_batch.errors import UsageError
 from elo_batch.period import Counts
@@ -233,6 +235,33 @@ def write_period(
     )
 
 
+@contextlib.contextmanager
+def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
+    """Hold the lock of the output folder ``out`` around reading from it and writing to it.
+
+    A caller that reads its rating list from the folder it writes (last month's
+    ``out/ratings/period=YYYY-MM``) enters this before it reads: it waits for any other writer of
+    ``out`` and puts back what a run killed in the middle of its commit left half swapped, so only
+    committed periods are read; :func:`write_period` inside the block uses the lock already held. The
+    CLI does the same for every run.
+
+    Args:
+        out: A local output folder (created if missing). Object stores have no lock.
+
+    Yields:
+        ``out`` as a Path.
+
+    Raises:
+        UsageError: ``out`` is an object-store URI.
+        OutputError: ``out`` cannot be created, locked or recovered.
+    """
+    target = os.fspath(out)
+    if objectstore.is_object_store(target):
+        raise UsageError(f"{target!r} is an object store: it has no lock", option="out", hint="give a local folder.")
+    with atomic.locked_output(Path(target)) as root:
+        yield root
+
+
 def validate(
     games: Source,
     *,
@@ -357,4 +386,7 @@ def _source(value: Source, parameter: str, name: str | None) -> str | list[str] 
     )
 
 
-__all__ = ["Frame", "Options", "PeriodResult", "Source", "rate_period", "rate_periods", "validate", "write_period"]
+__all__ = [
+    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "validate",
+    "write_period",
+]  # fmt: skip

@@ -346,6 +346,32 @@ def test_write_period_replaces_only_its_period(tmp_path: Path) -> None:
     ]  # fmt: skip
 
 
+def test_locked_output_recovers_a_killed_commit_before_the_list_is_read(tmp_path: Path) -> None:
+    games = pl.read_csv(RANGE_GAMES.strip().encode(), infer_schema=False)
+    november = elo_batch.rate_period(games, period="2025-11", ratings=RANGE_LIST)
+    elo_batch.write_period(november, tmp_path)
+    listed = tmp_path / "ratings/period=2025-11"
+    # a run killed inside its commit: the period moved aside into a staging folder, journal kept
+    staging = tmp_path / ".elo-batch-staging-run-0123456789ab"
+    (staging / "old").mkdir(parents=True)
+    (staging / "new").mkdir()
+    listed.rename(staging / "old" / "0")
+    (staging / "journal.json").write_text(json.dumps({"targets": {"ratings/period=2025-11": 1}}))
+
+    with elo_batch.locked_output(tmp_path) as out:
+        december = elo_batch.rate_period(games, period="2025-12", ratings=out / "ratings/period=2025-11")
+        elo_batch.write_period(december, out)  # uses the lock already held
+
+    assert not staging.exists()
+    chained = list(elo_batch.rate_periods(games, periods="2025-11..2025-12", ratings=RANGE_LIST))[1]
+    assert december.ratings.equals(chained.ratings)
+
+
+def test_locked_output_refuses_an_object_store() -> None:
+    with pytest.raises(elo_batch.UsageError, match="option out: 's3://bucket/x' is an object store"):
+        elo_batch.locked_output("s3://bucket/x").__enter__()
+
+
 # --- validate ------------------------------------------------------------------------------------
 
 
