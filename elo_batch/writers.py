@@ -16,9 +16,11 @@ the same bytes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,8 +87,9 @@ def write_period(
         Table name (and ``manifest``) -> path of the written file.
 
     Raises:
-        OutputError: the folder cannot be created or written, or a partition cannot be swapped in
-            (the previous partitions of the period are put back first).
+        OutputError: the folder cannot be created or written (a full disk: the file being written is
+            named), or a partition cannot be swapped in (the previous partitions of the period are put
+            back first).
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         return objectstore.write_period(out, period, tables, manifest, fmt)
@@ -96,17 +99,32 @@ def write_period(
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                rows = write_table(frame, target, fmt)
                 written[name] = str(partition_dir(out, name, period) / target.name)
+                with _naming(written[name]):
+                    rows = write_table(frame, target, fmt)
                 objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
             manifest = {**manifest, "outputs": dict(written), "objects": objects}
-            manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+            with _naming(str(partition_dir(out, "manifest", period) / manifest_file.name)):
+                manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
             swap.commit()
+    except OutputError:
+        raise
     except OSError as exc:
         raise _output_error(exc, out) from exc
     written["manifest"] = str(partition_dir(out, "manifest", period) / "manifest.json")
     return written
+
+
+@contextlib.contextmanager
+def _naming(path: str) -> Iterator[None]:
+    """An OSError inside names ``path`` (where the file will be), not the staged file being written."""
+    try:
+        yield
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), path) from exc
 
 
 def _fingerprint(path: Path) -> dict[str, Any]:
