@@ -11,7 +11,9 @@ system, so a rename moves them), then swaps each into place:
   commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
   folder reads the journal, puts the old folders back and deletes the leftover;
 - one swap at a time per output folder (an ``flock`` on ``.elo-batch.lock``, where the platform has
-  it), so a leftover staging folder seen while holding the lock belongs to a dead run.
+  it), so a leftover staging folder seen while holding the lock belongs to a dead run;
+- an interruption (``KeyboardInterrupt``, a signal turned into an exception) that arrives while old
+  folders are put back or the staging folder is deleted waits until that is done.
 
 Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
 ``OUT/<table>/period=*/...`` glob.
@@ -67,7 +69,10 @@ class FolderSwap:
             recover(self.root)
             (self.staging / "new").mkdir(parents=True)
         except BaseException:
-            self._release()
+            try:
+                _finish(lambda: shutil.rmtree(self.staging, ignore_errors=True))
+            finally:
+                self._release()
             raise
         return self
 
@@ -90,7 +95,7 @@ class FolderSwap:
             for index, (target, staged) in enumerate(self.targets.items()):
                 _swap_in(staged, self.root / target, self.staging / "old" / str(index))
         except BaseException:
-            _roll_back(self.root, self.staging)
+            _finish(self._put_back)
             raise
         os.remove(self.staging / _JOURNAL)  # the commit
         for target in self.targets:
@@ -99,16 +104,42 @@ class FolderSwap:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
-            if not self._committed and (self.staging / _JOURNAL).exists():
-                _roll_back(self.root, self.staging)
-            shutil.rmtree(self.staging, ignore_errors=True)
+            _finish(self._clean_up)
         finally:
             self._release()
+
+    def _put_back(self) -> None:
+        """Put back the old folders of an uncommitted swap (again from the start if interrupted)."""
+        if not self._committed and (self.staging / _JOURNAL).exists():
+            _roll_back(self.root, self.staging)
+
+    def _clean_up(self) -> None:
+        self._put_back()
+        shutil.rmtree(self.staging, ignore_errors=True)
 
     def _release(self) -> None:
         if self._lock is not None:
             os.close(self._lock)  # closing the descriptor releases the flock
             self._lock = None
+
+
+def _finish(step: Callable[[], None]) -> None:
+    """Run a clean-up ``step`` to its end, again from the start when an interruption (a BaseException
+    that is not an Exception: KeyboardInterrupt, a signal raised as an exception) stops it midway; the
+    first interruption is raised once the step is done. ``step`` must be safe to run again."""
+    interruption: BaseException | None = None
+    for _ in range(100):
+        try:
+            step()
+            break
+        except Exception:
+            if interruption is not None:
+                raise interruption from None
+            raise
+        except BaseException as exc:
+            interruption = interruption or exc
+    if interruption is not None:
+        raise interruption
 
 
 def recover(root: Path) -> None:

@@ -324,15 +324,33 @@ class _Terminated(BaseException):
     """SIGTERM (a scheduler's timeout) turned into an exception, so that staged outputs are cleaned up."""
 
 
-def _on_sigterm(signum: int, frame: object) -> NoReturn:
-    raise _Terminated
+class _Stop:
+    """The SIGINT and SIGTERM handler while a command works: the first signal raises KeyboardInterrupt
+    or :class:`_Terminated` where Python next runs; later ones are ignored, so that nothing interrupts
+    the clean-up (putting old partitions back, removing the staging folder) that the first one starts.
+
+    Installing it also takes SIGINT from polars, whose own handler aborts its engine mid-file (a
+    writer thread then panics with a Rust backtrace on stderr) and raises a KeyboardInterrupt while
+    Python's own is still pending, to land in the clean-up. So a polars call in progress (writing a
+    file, say) runs to its end, then the run stops.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.signum is not None:
+            return
+        self.signum = signum
+        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
 
 
 def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
     """Run ``work``; turn errors into a message on stderr and the contract's exit code."""
-    previous = None
+    previous: dict[int, object] = {}
+    stop = _Stop()
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = work()
     except EloBatchError as exc:
@@ -355,8 +373,8 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
             log_format,
         )
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
     if code:
         raise typer.Exit(code)
 
