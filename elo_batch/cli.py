@@ -28,6 +28,7 @@ from elo_batch.chart import write_chart
 from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
+from elo_batch.outlock import DEFAULT_TIMEOUT
 from elo_batch.period import Counts
 from elo_batch.progress import ProgressBar
 from elo_batch.readers import check_encoding, decode_text, unreadable
@@ -147,6 +148,13 @@ def run_command(
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
+        ),
+    ] = DEFAULT_TIMEOUT,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
@@ -166,6 +174,8 @@ def run_command(
                 on_period=lambda summary: _log_period(summary, log_format),
                 on_progress=bar,
                 duckdb_path=duckdb,
+                lock_timeout=lock_timeout,
+                on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
             )
         return 0
 
@@ -270,6 +280,13 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         print(f"  warning: {warning}", file=sys.stderr)
     if written:
         print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
+
+
+def _log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:
+    if log_format is LogFormat.json:
+        print(json.dumps({"event": "lock_wait", "out": out, "holder": holder, "timeout_s": timeout}), file=sys.stderr)
+        return
+    print(f"elo-batch: waiting up to {timeout:g} s for the lock of {out}: held by {holder}", file=sys.stderr)
 
 
 def _log_validation(report: ValidationReport, log_format: LogFormat) -> int:

@@ -16,7 +16,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, objectstore, warehouse
+from elo_batch import __version__, objectstore, outlock, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
@@ -145,6 +145,8 @@ def run(
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
     duckdb_path: str | None = None,
+    lock_timeout: float = outlock.DEFAULT_TIMEOUT,
+    on_lock_wait: Callable[[str], None] | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -163,6 +165,8 @@ def run(
         on_progress: Called before each step (reading, rating a period, writing it).
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
+        lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
+        on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
 
     Returns:
         One summary per period, in order.
@@ -172,7 +176,8 @@ def run(
         InputMissingError: an input file is missing or unreadable.
         InputDataError: an input cannot be rated as given.
         StrictRejectError: ``config.strict`` and a row was rejected (nothing is written).
-        OutputError: the outputs cannot be written (the previous outputs of the period are kept).
+        OutputError: the outputs cannot be written (the previous outputs of the period are kept), or
+            another writer held the lock of ``out`` for longer than ``lock_timeout``.
     """
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
@@ -200,7 +205,9 @@ def run(
             "rejected": result.rejected,
         }
         manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
-        outputs = write_period(out, result.period, tables, manifest, fmt)
+        outputs = write_period(
+            out, result.period, tables, manifest, fmt, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait
+        )
         if duckdb_path:
             loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
             warehouse.load_period(duckdb_path, result.period, loaded)

@@ -20,13 +20,13 @@ import contextlib
 import hashlib
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from elo_batch import objectstore
+from elo_batch import objectstore, outlock
 from elo_batch.atomic import FolderSwap
 from elo_batch.encode import Format, write_table
 from elo_batch.errors import OutputError
@@ -72,6 +72,9 @@ def write_period(
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
+    *,
+    lock_timeout: float = outlock.DEFAULT_TIMEOUT,
+    on_lock_wait: Callable[[str], None] | None = None,
 ) -> dict[str, str]:
     """Write one period's tables and manifest, replacing only that period's partitions.
 
@@ -82,21 +85,23 @@ def write_period(
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
             (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
         fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.encode`).
+        lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
+        on_lock_wait: Called with the holder's description when the lock is found held.
 
     Returns:
         Table name (and ``manifest``) -> path of the written file.
 
     Raises:
         OutputError: the folder cannot be created or written (a full disk: the file being written is
-            named), or a partition cannot be swapped in (the previous partitions of the period are put
-            back first).
+            named), a partition cannot be swapped in (the previous partitions of the period are put back
+            first), or another writer held the lock for longer than ``lock_timeout``.
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         return objectstore.write_period(out, period, tables, manifest, fmt)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
     try:
-        with FolderSwap(Path(out), period) as swap:
+        with FolderSwap(Path(out), period, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
                 written[name] = str(partition_dir(out, name, period) / target.name)
