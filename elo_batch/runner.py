@@ -94,11 +94,15 @@ def load_inputs(
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
 
-    A games folder or glob never picks up the run's own rating list or output folder.
+    A games folder or glob never picks up the run's own rating list or output folder. Paths may be
+    ``file:`` URLs.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
     """
+    games_paths = [objectstore.local_path(path) for path in games_paths]
+    ratings_path = objectstore.local_path(ratings_path) if ratings_path else ratings_path
+    out = objectstore.local_path(out) if out else out
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     own = tuple(path for path in (ratings_path, out) if path and not objectstore.is_object_store(path))

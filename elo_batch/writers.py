@@ -35,21 +35,24 @@ TABLES = ("ratings", "audit", "rejected")
 
 
 def partition_dir(out: str, table: str, period: str) -> Path:
-    """``OUT/<table>/period=<period>``."""
-    return Path(out) / table / f"period={period}"
+    """``OUT/<table>/period=<period>`` (``out`` a path or a ``file:`` URL)."""
+    return Path(objectstore.local_path(out)) / table / f"period={period}"
 
 
 def check_writable(out: str) -> None:
     """Fail early, before any rating, when ``out`` cannot receive the outputs.
 
-    Creates ``out`` if missing and opens (then drops) a nameless temporary file in it.
+    Creates ``out`` (a path or a ``file:`` URL) if missing and opens (then drops) a nameless temporary
+    file in it.
 
     Raises:
+        UsageError: ``out`` is a ``file:`` URL of another host.
         OutputError: ``out`` or one of its table folders is a file, or ``out`` cannot be created or
             written.
     """
     if objectstore.is_object_store(out):  # checked by objectstore.check_available
         return
+    out = objectstore.local_path(out)
     root = Path(out)
     for path in (root, *(root / table for table in (*TABLES, "manifest"))):
         if path.exists() and not path.is_dir():
@@ -79,7 +82,8 @@ def write_period(
     """Write one period's tables and manifest, replacing only that period's partitions.
 
     Args:
-        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
+        out: Output folder (created if missing; a path or a ``file:`` URL), or an object-store URI
+            (``s3://bucket/prefix``).
         period: Month of play, ``YYYY-MM``.
         tables: ``ratings``, ``audit`` and ``rejected`` frames (a lazy one is streamed to its file).
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
@@ -92,12 +96,14 @@ def write_period(
         Table name (and ``manifest``) -> path of the written file.
 
     Raises:
+        UsageError: ``out`` is a ``file:`` URL of another host.
         OutputError: the folder cannot be created or written (a full disk: the file being written is
             named), a partition cannot be swapped in (the previous partitions of the period are put back
             first), or another writer held the lock for longer than ``lock_timeout``.
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         return objectstore.write_period(out, period, tables, manifest, fmt)
+    out = objectstore.local_path(out)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
     try:

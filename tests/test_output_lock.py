@@ -1,5 +1,5 @@
-"""The lock of an output folder: who holds it, how long a run waits (``--lock-timeout``), and the lock file
-of systems without ``flock`` (forced here, with the exchange off: what Windows gets)."""
+"""The lock of an output folder: who holds it, how long a run waits (``--lock-timeout``), the lock file of
+systems without ``flock`` (forced here); and ``file:`` URLs taken as the paths they name."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from elo_batch import outlock
 from elo_batch.errors import OutputError
-from tests.conftest import read_table, write_csv
+from tests.conftest import TESTS, read_table, write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,1-0,2000,1900"
 HOST = socket.gethostname()
@@ -212,3 +212,55 @@ def test_without_exchange_and_flock_a_killed_run_is_undone_and_its_lock_taken_ov
     assert read_table(out, "ratings", "2025-11").equals(before)  # the killed run's swap was put back
     assert not (out / outlock.EXCL_LOCK_NAME).exists()
     assert not any(p.name.startswith(".elo-batch-staging-") for p in out.iterdir())
+
+
+# --- file: URLs name local paths -------------------------------------------------------------------
+
+
+@pytest.fixture
+def cwd(tmp_path, monkeypatch) -> Path:
+    """An empty working directory, to see that nothing lands in it."""
+    folder = tmp_path / "cwd"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_file_urls_are_the_paths_they_name(cli, tmp_path, cwd) -> None:
+    games = write_csv(tmp_path / "my games.csv", GAMES)
+    rating_list = write_csv(tmp_path / "l.csv", "player_id,rating\nA,2000\nB,1900")
+    out = tmp_path / "out"
+
+    result = cli("run", games.as_uri(), "--ratings", rating_list.as_uri(), "--period", "2025-11",
+                 "--out", out.as_uri(), "--k", "20")  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    assert f"written: {out}/ratings/period=2025-11" in result.stderr
+    assert read_table(out, "ratings", "2025-11").height == 2
+    assert list(cwd.iterdir()) == []  # no stray file: folder
+
+
+def test_import_and_chart_take_file_urls(cli, tmp_path, cwd) -> None:
+    pytest.importorskip("matplotlib")
+    games = tmp_path / "games.parquet"
+    imported = cli("import", "pgn", TESTS / "data" / "pgn" / "tatamast22.pgn", "-o", games.as_uri())
+    assert imported.exit_code == 0, imported.output
+    out = tmp_path / "out"
+    assert cli("run", games, "--period", "2022-01", "--rule-set", "fide-2024-03", "--out", out).exit_code == 0
+
+    charted = cli("chart", out.as_uri(), "--player", "1503014", "-o", (tmp_path / "c.png").as_uri())
+
+    assert charted.exit_code == 0, charted.output
+    assert games.exists() and (tmp_path / "c.png").exists()
+    assert list(cwd.iterdir()) == []
+
+
+def test_a_file_url_of_another_host_is_a_usage_error(cli, tmp_path, cwd) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+
+    result = cli("run", games, "--period", "2025-11", "--out", "file://fileserver/elo/out")
+
+    assert result.exit_code == 2
+    assert "'file://fileserver/elo/out' names the host 'fileserver'" in result.stderr
+    assert "Hint: use file:///path/to/folder" in result.stderr
+    assert list(cwd.iterdir()) == []
