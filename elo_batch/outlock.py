@@ -62,7 +62,9 @@ class OutputLock:
         os.close(self._descriptor)
         self._descriptor = None
         if self._exclusive_file:
-            with contextlib.suppress(FileNotFoundError):  # already gone (removed by hand)
+            # Gone (removed by hand), or (Windows) another writer took it over between the close and
+            # the removal and now holds it open: either way no longer ours.
+            with contextlib.suppress(FileNotFoundError, PermissionError):
                 os.remove(self.path)
 
     def __enter__(self) -> OutputLock:
