@@ -3,18 +3,22 @@
 A :class:`FolderSwap` stages new folders in a hidden folder inside the output folder (same file
 system, so a rename moves them), then swaps each into place:
 
-- with Linux ``renameat2(RENAME_EXCHANGE)`` the old and the new folder trade places in one step, so
-  a reader always finds one complete folder; elsewhere the old folder moves aside, then the new one
-  moves in (a moment without the folder, never a half-written one);
+- with Linux ``renameat2(RENAME_EXCHANGE)`` (macOS: ``renamex_np(RENAME_SWAP)``) the old and the new
+  folder trade places in one step, so a reader always finds one complete folder; elsewhere (Windows,
+  file systems that refuse the exchange) the old folder moves aside into the staging folder, then the
+  new one moves in: a moment without the folder, never a half-written one, and the old one is kept
+  until the commit;
 - before the first swap a journal records each staged folder's inode; the journal's removal is the
   commit. A run that fails before the commit puts every old folder back; a run killed before the
   commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
   folder reads the journal, puts the old folders back and deletes the leftover;
-- one swap at a time per output folder (an ``flock`` on ``.elo-batch.lock``, where the platform has
-  it), so a leftover staging folder seen while holding the lock belongs to a dead run;
+- one swap at a time per output folder (the lock of :mod:`elo_batch.outlock`, with a timeout), so a
+  leftover staging folder seen while holding the lock belongs to a dead run;
 - a caller that also reads from the output folder (next month's list from ``OUT/ratings/...``)
   holds :func:`locked_output` around the whole read and write: the lock is taken and leftovers are
-  recovered before anything is read, and its swaps inside take the lock it already holds.
+  recovered before anything is read, and its swaps inside take the lock it already holds;
+- an interruption (``KeyboardInterrupt``, a signal turned into an exception) that arrives while old
+  folders are put back or the staging folder is deleted waits until that is done.
 
 Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
 ``OUT/<table>/period=*/...`` glob.
@@ -43,15 +47,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
+from elo_batch import outlock
 from elo_batch.errors import OutputError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no advisory locks, swaps are not serialised
-    fcntl = None  # type: ignore[assignment]
+from elo_batch.outlock import DEFAULT_TIMEOUT
+from elo_batch.outlock import LOCK_NAME as LOCK_NAME
 
 STAGING_PREFIX = ".elo-batch-staging-"
-LOCK_NAME = ".elo-batch.lock"
 _JOURNAL = "journal.json"
 #: The folders of the output folder that a swap may replace: ``<table>/period=YYYY-MM``.
 TABLES = ("ratings", "audit", "rejected", "manifest")
@@ -68,28 +69,48 @@ class FolderSwap:
     fill; ``swap.commit()`` swaps them all in. Leaving the block without a commit (an exception) puts
     back whatever was already swapped and deletes the staging folder.
 
+    Args:
+        root: The output folder (created if missing).
+        label: Part of the staging folder's name (the period).
+        lock_timeout: Seconds to wait for the lock while another writer holds it.
+        on_lock_wait: Called with the holder's description when the lock is found held.
+
     Raises:
         OSError: the root, the staging folder or a swap cannot be written (after putting back the old
             folders).
+        OutputError: the lock was still held after ``lock_timeout`` seconds (it names the holder).
     """
 
-    def __init__(self, root: Path, label: str) -> None:
+    def __init__(
+        self,
+        root: Path,
+        label: str,
+        *,
+        lock_timeout: float = DEFAULT_TIMEOUT,
+        on_lock_wait: Callable[[str], None] | None = None,
+    ) -> None:
         if not re.fullmatch(r"[\w.-]+", label) or label.strip(".") == "":
             raise ValueError(f"a staging label is a plain name, not {label!r}")
         self.root = root
         self.staging = root / f"{STAGING_PREFIX}{label}-{uuid.uuid4().hex[:12]}"
         self.targets: dict[str, Path] = {}
-        self._lock: int | None = None
+        self._lock_timeout = lock_timeout
+        self._on_lock_wait = on_lock_wait
+        self._lock: outlock.OutputLock | None = None
         self._committed = False
 
     def __enter__(self) -> FolderSwap:
         self.root.mkdir(parents=True, exist_ok=True)
-        self._lock = None if _holder(self.root) in _HELD else _lock(self.root)
+        held = _holder(self.root) in _HELD
+        self._lock = None if held else outlock.hold(self.root, timeout=self._lock_timeout, on_wait=self._on_lock_wait)
         try:
             recover(self.root)
             (self.staging / "new").mkdir(parents=True)
         except BaseException:
-            self._release()
+            try:
+                _finish(lambda: shutil.rmtree(self.staging, ignore_errors=True))
+            finally:
+                self._release()
             raise
         return self
 
@@ -126,7 +147,7 @@ class FolderSwap:
             if before_commit is not None:
                 before_commit()
         except BaseException:
-            _roll_back(self.root, self.staging)
+            _finish(self._put_back)
             raise
         os.remove(self.staging / _JOURNAL)  # the commit
         for target in self.targets:
@@ -135,20 +156,29 @@ class FolderSwap:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
         try:
-            if not self._committed and (self.staging / _JOURNAL).exists():
-                _roll_back(self.root, self.staging)
-            shutil.rmtree(self.staging, ignore_errors=True)
+            _finish(self._clean_up)
         finally:
             self._release()
 
+    def _put_back(self) -> None:
+        """Put back the old folders of an uncommitted swap (again from the start if interrupted)."""
+        if not self._committed and (self.staging / _JOURNAL).exists():
+            _roll_back(self.root, self.staging)
+
+    def _clean_up(self) -> None:
+        self._put_back()
+        shutil.rmtree(self.staging, ignore_errors=True)
+
     def _release(self) -> None:
         if self._lock is not None:
-            os.close(self._lock)  # closing the descriptor releases the flock
+            self._lock.release()
             self._lock = None
 
 
 @contextlib.contextmanager
-def locked_output(root: Path) -> Iterator[Path]:
+def locked_output(
+    root: Path, *, lock_timeout: float = DEFAULT_TIMEOUT, on_lock_wait: Callable[[str], None] | None = None
+) -> Iterator[Path]:
     """Hold the output folder's lock, leftovers of killed runs recovered, around a read and a write.
 
     A caller that reads inputs from the folder it writes (next month's rating list from
@@ -158,6 +188,11 @@ def locked_output(root: Path) -> Iterator[Path]:
     inside the block (and nested ``locked_output`` blocks) uses the lock already held, and other
     writers wait until the block ends. Creates ``root`` if missing.
 
+    Args:
+        root: The output folder.
+        lock_timeout: Seconds to wait while another writer holds the lock.
+        on_lock_wait: Called with the holder's description when the lock is found held.
+
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as out, locked_output(Path(out)) as root:
     ...     (root / ".elo-batch.lock").exists()
@@ -165,7 +200,8 @@ def locked_output(root: Path) -> Iterator[Path]:
 
     Raises:
         OutputError: ``root`` cannot be created, locked or recovered (a file there, no permission, a
-            journal that elo-batch never writes).
+            journal that elo-batch never writes), or another writer held the lock for longer than
+            ``lock_timeout`` (the message names it).
     """
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -173,7 +209,7 @@ def locked_output(root: Path) -> Iterator[Path]:
         if holder in _HELD:
             yield root
             return
-        descriptor = _lock(root)
+        lock = outlock.hold(root, timeout=lock_timeout, on_wait=on_lock_wait)
     except OutputError:
         raise
     except OSError as exc:
@@ -189,8 +225,7 @@ def locked_output(root: Path) -> Iterator[Path]:
         yield root
     finally:
         _HELD.discard(holder)
-        if descriptor is not None:
-            os.close(descriptor)  # closing the descriptor releases the flock
+        lock.release()
 
 
 def _holder(root: Path) -> tuple[Path, int]:
@@ -203,6 +238,25 @@ def _lock_error(exc: OSError, root: Path) -> OutputError:
         path=str(root),
         hint="check that the output folder is a folder you may write to.",
     )
+
+
+def _finish(step: Callable[[], None]) -> None:
+    """Run a clean-up ``step`` to its end, again from the start when an interruption (a BaseException
+    that is not an Exception: KeyboardInterrupt, a signal raised as an exception) stops it midway; the
+    first interruption is raised once the step is done. ``step`` must be safe to run again."""
+    interruption: BaseException | None = None
+    for _ in range(100):
+        try:
+            step()
+            break
+        except Exception:
+            if interruption is not None:
+                raise interruption from None
+            raise
+        except BaseException as exc:
+            interruption = interruption or exc
+    if interruption is not None:
+        raise interruption
 
 
 def recover(root: Path) -> None:
@@ -308,44 +362,45 @@ def _is(path: Path, inode: int) -> bool:
         return False
 
 
-def _lock(root: Path) -> int | None:
-    descriptor = os.open(root / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
-    if fcntl is not None:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        except BaseException:
-            os.close(descriptor)
-            raise
-    return descriptor
-
-
 _AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
+_RENAME_EXCHANGE = 2  # Linux <linux/fs.h>
+_RENAME_SWAP = 2  # macOS <stdio.h>
+#: errno of a system or file system that cannot exchange two paths (then two renames are used)
+_CANNOT = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}
 
 
-def _renameat2() -> Callable[[int, bytes, int, bytes, int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
+def _exchanger() -> Callable[[bytes, bytes], int] | None:
+    """Swap two existing paths in one step (0, or the errno), where the C library can."""
     try:
-        function = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):  # a C library without renameat2 (glibc < 2.28, some musl)
-        return None
-    function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    function.restype = ctypes.c_int
-    return function  # type: ignore[no-any-return]
+        libc = ctypes.CDLL(None, use_errno=True)
+        if sys.platform.startswith("linux"):  # glibc 2.28 and later (an older C library has none)
+            renameat2 = libc.renameat2
+            renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            renameat2.restype = ctypes.c_int
+            return lambda a, b: renameat2(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE) and ctypes.get_errno()
+        if sys.platform == "darwin":  # pragma: no cover - macOS 10.12+
+            renamex_np = libc.renamex_np
+            renamex_np.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
+            renamex_np.restype = ctypes.c_int
+            return lambda a, b: renamex_np(a, b, _RENAME_SWAP) and ctypes.get_errno()
+    except (OSError, AttributeError, TypeError):  # no C library to load (Windows), or no such function
+        pass
+    return None
 
 
-_RENAMEAT2 = _renameat2()
+_EXCHANGE = _exchanger()
+#: Exchange folders in one step where the system can; tests set it False to run what Windows runs.
+USE_EXCHANGE = _EXCHANGE is not None
 
 
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two existing paths in one step; False where the system or file system cannot."""
-    if _RENAMEAT2 is None:
+    if not USE_EXCHANGE or _EXCHANGE is None:
         return False
-    if _RENAMEAT2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    code = _EXCHANGE(os.fsencode(a), os.fsencode(b))
+    if code == 0:
         return True
-    code = ctypes.get_errno()
-    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+    if code in _CANNOT:
         return False
     raise OSError(code, os.strerror(code), str(b))
 

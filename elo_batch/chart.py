@@ -155,7 +155,7 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
     history = rating_history(out, player)
     figure = plot_history(history)
     try:
-        figure.savefig(png, format="png")
+        figure.savefig(objectstore.local_path(png), format="png")
     except OSError as exc:
         raise OutputError(f"cannot write the chart ({exc.strerror or exc})", path=png) from exc
     return history, figure
@@ -170,7 +170,7 @@ def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:
             if match:
                 found.append((match.group(1), match.group(2), uri, data))
     else:
-        for path in sorted((Path(out) / "ratings").glob("period=*/part-0.*")):
+        for path in sorted((Path(objectstore.local_path(out)) / "ratings").glob("period=*/part-0.*")):
             match = _PARTITION.search(path.as_posix())
             if match:
                 found.append((match.group(1), match.group(2), str(path), str(path)))

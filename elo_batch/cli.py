@@ -28,6 +28,7 @@ from elo_batch.chart import write_chart
 from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
+from elo_batch.outlock import DEFAULT_TIMEOUT
 from elo_batch.period import Counts
 from elo_batch.progress import ProgressBar
 from elo_batch.readers import check_encoding, decode_text, unreadable
@@ -156,6 +157,13 @@ def run_command(
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
+        ),
+    ] = DEFAULT_TIMEOUT,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
@@ -176,6 +184,8 @@ def run_command(
                 on_period=lambda summary: _log_period(summary, log_format),
                 on_progress=bar,
                 duckdb_path=duckdb,
+                lock_timeout=lock_timeout,
+                on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
             )
         return 0
 
@@ -303,6 +313,13 @@ def _log_rejected(summary: PeriodSummary) -> None:
         print(f"  rejected: {counts.rejected} row(s), in {where}", file=sys.stderr)
 
 
+def _log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:
+    if log_format is LogFormat.json:
+        print(json.dumps({"event": "lock_wait", "out": out, "holder": holder, "timeout_s": timeout}), file=sys.stderr)
+        return
+    print(f"elo-batch: waiting up to {timeout:g} s for the lock of {out}: held by {holder}", file=sys.stderr)
+
+
 def _log_validation(report: ValidationReport, log_format: LogFormat) -> int:
     """Print a validation report (rejected rows on stdout, counts on stderr); the exit code."""
     rejected = report.rejected.height
@@ -355,15 +372,33 @@ class _Terminated(BaseException):
     """SIGTERM (a scheduler's timeout) turned into an exception, so that staged outputs are cleaned up."""
 
 
-def _on_sigterm(signum: int, frame: object) -> NoReturn:
-    raise _Terminated
+class _Stop:
+    """The SIGINT and SIGTERM handler while a command works: the first signal raises KeyboardInterrupt
+    or :class:`_Terminated` where Python next runs; later ones are ignored, so that nothing interrupts
+    the clean-up (putting old partitions back, removing the staging folder) that the first one starts.
+
+    Installing it also takes SIGINT from polars, whose own handler aborts its engine mid-file (a
+    writer thread then panics with a Rust backtrace on stderr) and raises a KeyboardInterrupt while
+    Python's own is still pending, to land in the clean-up. So a polars call in progress (writing a
+    file, say) runs to its end, then the run stops.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.signum is not None:
+            return
+        self.signum = signum
+        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
 
 
 def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
     """Run ``work``; turn errors into a message on stderr and the contract's exit code."""
-    previous = None
+    previous: dict[int, object] = {}
+    stop = _Stop()
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = work()
     except EloBatchError as exc:
@@ -386,8 +421,8 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
             log_format,
         )
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
     if code:
         raise typer.Exit(code)
 

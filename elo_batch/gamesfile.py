@@ -42,10 +42,10 @@ def write_games(games: pl.DataFrame, out: str) -> str:
 
     Args:
         games: The imported games (one row per game).
-        out: A file path or an object-store URI.
+        out: A file path (or ``file:`` URL) or an object-store URI.
 
     Returns:
-        ``out``.
+        ``out`` (a ``file:`` URL as the path it names).
 
     Raises:
         UsageError: ``out`` ends in neither ``.csv`` nor ``.parquet`` / ``.pq``.
@@ -60,6 +60,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     if objectstore.is_object_store(out):
         objectstore.put_object(out, data)
         return out
+    out = objectstore.local_path(out)
     folder = os.path.dirname(os.path.abspath(out))
     temporary = os.path.join(folder, f".{os.path.basename(out)}.{uuid.uuid4().hex[:12]}.tmp")
     try:

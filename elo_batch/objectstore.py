@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from typing import Any
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import polars as pl
 
@@ -49,6 +51,30 @@ def is_object_store(location: str) -> bool:
     (True, False, False)
     """
     return bool(_URI.match(location)) and not location.lower().startswith("file://")
+
+
+def local_path(location: str) -> str:
+    """``location`` as a local path: a ``file:`` URL becomes the path it names, anything else is kept.
+
+    >>> local_path("file:///srv/elo/out"), local_path("file://localhost/srv/my%20out"), local_path("file:/srv")
+    ('/srv/elo/out', '/srv/my out', '/srv')
+    >>> local_path("out"), local_path("s3://lake/elo")
+    ('out', 's3://lake/elo')
+
+    Raises:
+        UsageError: a ``file://`` URL naming another host (on Windows that is a share: ``\\\\host\\share``).
+    """
+    if not location.lower().startswith("file:"):
+        return location
+    parts = urlsplit(location)
+    if parts.netloc.lower() in ("", "localhost"):
+        return url2pathname(parts.path)
+    if os.name == "nt":  # pragma: no cover - file://server/share/dir is the share \\server\share\dir
+        return url2pathname(f"//{parts.netloc}{parts.path}")
+    raise UsageError(
+        f"{location!r} names the host {parts.netloc!r}; a file:// URL here must name a local path",
+        hint="use file:///path/to/folder (three slashes), or the plain path.",
+    )
 
 
 def _obstore(uri: str) -> Any:

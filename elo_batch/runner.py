@@ -17,7 +17,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, atomic, objectstore, sanity, warehouse
+from elo_batch import __version__, atomic, objectstore, outlock, sanity, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
@@ -99,12 +99,18 @@ def load_inputs(
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
 
-    A games folder or glob never picks up the run's own rating list or output folder. Frames (the
-    Python API) are read and checked as files are.
+    A games folder or glob never picks up the run's own rating list or output folder. Paths may be
+    ``file:`` URLs. Frames (the Python API) are read and checked as files are.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
     """
+    games_paths = [_local(path) for path in games_paths]
+    if isinstance(ratings_path, str):
+        ratings_path = _local(ratings_path)
+    elif ratings_path is not None and not isinstance(ratings_path, FrameInput):
+        ratings_path = [_local(path) for path in ratings_path]
+    out = objectstore.local_path(out) if out else out
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
@@ -121,6 +127,11 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     return games, rating_list, list_info
+
+
+def _local(source: T) -> T:
+    """A path source as a local path (a ``file:`` URL becomes the path it names); a frame as it is."""
+    return objectstore.local_path(source) if isinstance(source, str) else source  # type: ignore[return-value]
 
 
 def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None) -> tuple[str, ...]:
@@ -209,6 +220,8 @@ def run(
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
     duckdb_path: str | None = None,
+    lock_timeout: float = outlock.DEFAULT_TIMEOUT,
+    on_lock_wait: Callable[[str], None] | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -232,6 +245,8 @@ def run(
         on_progress: Called before each step (reading, rating a period, writing it).
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
+        lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
+        on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
 
     Returns:
         One summary per period, in order.
@@ -242,13 +257,17 @@ def run(
         InputDataError: an input cannot be rated as given.
         StrictRejectError: ``config.strict`` and a row was rejected, or more rows were rejected than
             ``config.max_rejected`` allows (nothing is written).
-        OutputError: the outputs cannot be written (the previous outputs of the period are kept).
+        OutputError: the outputs cannot be written (the previous outputs of the period are kept), or
+            another writer held the lock of ``out`` for longer than ``lock_timeout``.
     """
+    out = objectstore.local_path(out)  # a file: URL is the folder it names
     with contextlib.ExitStack() as held:
 
         def hold() -> None:  # out's lock, leftovers recovered; once more when out is created (then a no-op)
             if not objectstore.is_object_store(out) and Path(out).is_dir():
-                held.enter_context(atomic.locked_output(Path(out)))
+                held.enter_context(
+                    atomic.locked_output(Path(out), lock_timeout=lock_timeout, on_lock_wait=on_lock_wait)
+                )
 
         hold()  # before any input is read from out
         return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
