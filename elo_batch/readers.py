@@ -13,10 +13,12 @@ import codecs
 import concurrent.futures
 import csv
 import glob
+import gzip
 import hashlib
 import io
 import os
 import re
+import zlib
 from dataclasses import dataclass
 
 import polars as pl
@@ -25,7 +27,7 @@ import polars.selectors as cs
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError
 
-CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SEPARATORS = (",", ";", "\t", "|")
 
@@ -162,7 +164,10 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
       line 13 of the file (the header is line 1);
     - a CSV row with more or fewer fields than the header is kept and marked in the ``__ragged__``
       column (its values are not trusted; the checks reject it with its row number);
-    - an Excel ``sep=;`` first line names the separator.
+    - an Excel ``sep=;`` first line names the separator; a blank first line (where the header should
+      be) is refused (exit 65);
+    - a gzip-compressed file (``games.csv.gz``) is read as the table it holds, up to
+      :data:`GZIP_RATIO` times its size.
 
     Args:
         path: A file ending in .csv/.tsv/.txt or .parquet/.pq (anything else is sniffed: Parquet
@@ -192,22 +197,72 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
             data = handle.read()
     except OSError as exc:
         raise unreadable(exc, path) from exc
-    digest = hashlib.sha256(data).hexdigest()
+    digest, size = hashlib.sha256(data).hexdigest(), len(data)
+    if data.startswith(GZIP_MAGIC):  # a .csv.gz (or any gzip-compressed table): read what it holds
+        data = _gunzip(data, path)
     if not data.strip():
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
-    if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
+    if path.lower().endswith(PARQUET_SUFFIXES) or data.startswith(b"PAR1"):  # bytes that are not a file's
         frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
         if not text.strip():
             raise _no_header(path, "the file holds only blank lines")
+        named = text
         text, separator = _separator(text)
+        _check_header_line(text, path, line=1 if text is named else 2)
         frame, blank = _read_csv(text, separator, path)
     frame = _normalise_names(frame, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
+    return frame, InputFile(path, size, digest, frame.height, used_encoding, separator, blank)
+
+
+#: First bytes of a gzip stream.
+GZIP_MAGIC = b"\x1f\x8b"
+#: A gzip-compressed input may inflate to this many times its size (past :data:`GZIP_FLOOR`); more is
+#: refused as a likely decompression bomb (a CSV export compresses 5 to 20 times).
+GZIP_RATIO = 100
+#: Inflated bytes any gzip-compressed input may reach, whatever its ratio.
+GZIP_FLOOR = 64 * 2**20
+
+
+def _gunzip(data: bytes, path: str) -> bytes:
+    """The bytes a gzip file holds (every member of it), up to the limits above.
+
+    Raises:
+        InputDataError: the file is not a readable gzip stream, or inflates past the limit.
+    """
+    limit = max(GZIP_FLOOR, GZIP_RATIO * len(data))
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            inflated = stream.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputDataError(
+            f"not a readable gzip file ({exc})",
+            path=path,
+            hint="the file may be truncated (an interrupted copy?); compress it again, or give it uncompressed.",
+        ) from exc
+    if len(inflated) > limit:
+        raise InputDataError(
+            f"the gzip file inflates to more than {limit:,} bytes (the limit: {GZIP_RATIO} times its size, at "
+            f"least {GZIP_FLOOR // 2**20} MiB); refused as a likely decompression bomb",
+            path=path,
+            hint="give the file uncompressed if it really is this large.",
+        )
+    return inflated
+
+
+def _check_header_line(text: str, path: str, *, line: int) -> None:
+    """Refuse a CSV text whose header line (``line`` of the file) is blank: the names would be read from
+    nowhere and every row would shift by one."""
+    if not re.split(r"\r\n|\r|\n", text, maxsplit=1)[0].strip():
+        raise InputDataError(
+            f"line {line} is blank: the header (the column names) must be the first line",
+            path=path,
+            hint="remove the blank line(s) above the header.",
+        )
 
 
 def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
