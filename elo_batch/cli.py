@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Annotated, NoReturn
 
 import typer
+from polars.exceptions import PanicException
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
@@ -344,7 +345,7 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(141) from None
-    except Exception as exc:  # a fault of elo-batch itself, not of the input
+    except (Exception, PanicException) as exc:  # a fault of elo-batch (a polars panic is a BaseException)
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         _fail(

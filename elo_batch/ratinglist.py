@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -17,7 +18,14 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.text import closest_hint
-from elo_batch.validate import INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
+from elo_batch.cells import cell_text, exact_float, text_column
+from elo_batch.validate import (
+    DECIMAL_NUMBER,
+    INTEGER_IDS,
+    THOUSANDS_REASON,
+    THOUSANDS_SEPARATED,
+    WHOLE_NUMBER,
+)
 
 #: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
 #: an integer one (:data:`INTEGER_IDS`); see :func:`list_schema`.
@@ -168,13 +176,8 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
             path=path,
             hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
         )
-    if RAGGED in frame.columns:
-        ragged = frame.filter(pl.col(RAGGED).is_not_null())
-        if ragged.height:
-            more = f" ({ragged.height - 1} more rows like it)" if ragged.height > 1 else ""
-            reason, _, hint = str(ragged[RAGGED][0]).partition(" Hint: ")
-            raise InputDataError(reason + more, path=path, row=int(ragged[c.SOURCE_ROW][0]), hint=hint or None)
-        frame = frame.drop(RAGGED)
+    ragged = frame[RAGGED] if RAGGED in frame.columns else None
+    frame = frame.drop(RAGGED, strict=False)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     id_type = _id_type(frame.schema)
     parsed = {
@@ -188,6 +191,12 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
         c.PENDING: text_column(frame.schema, c.PENDING),
     }
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
+        (
+            c.PLAYER_ID,
+            lambda: _inexact_float(frame, c.PLAYER_ID),
+            "is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53; "
+            "store ids as integers or as text",
+        ),
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
         (
             c.RATING,
@@ -231,21 +240,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
         (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
     ]
-    for column, rule, message in rules:
-        if column not in frame.columns:
-            continue
-        bad = rule()
-        hits = frame.filter(bad.fill_null(False))
-        if hits.height:
-            value = hits[column].cast(pl.String)[0]
-            more = f" ({hits.height - 1} more rows like it)" if hits.height > 1 else ""
-            raise InputDataError(
-                f"{value!r} {message}{more}" if value is not None else f"empty cell: {message}{more}",
-                path=path,
-                row=int(hits[c.SOURCE_ROW][0]),
-                column=column,
-                hint="fix the rating list; nothing was rated.",
-            )
+    _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
     extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
     return frame.select(
         *[expr.cast(list_schema(id_type)[name]).alias(name) for name, expr in parsed.items()],
@@ -253,6 +248,59 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
         c.SOURCE_FILE,
         c.SOURCE_ROW,
     )
+
+
+#: Bad list rows shown in the message, when there are several.
+SHOWN_ROWS = 5
+
+
+def _refuse_bad_rows(
+    frame: pl.DataFrame, path: str, ragged: pl.Series | None, rules: list[tuple[str, pl.Expr, str]]
+) -> None:
+    """Raise for the rows of the list that break a rule (each row's first rule; a ragged row is reported
+    as ragged only: its values are not trusted): all of them counted, the first :data:`SHOWN_ROWS`
+    shown with their row numbers.
+
+    Raises:
+        InputDataError: a row breaks a rule.
+    """
+    is_ragged = pl.lit(ragged).is_not_null() if ragged is not None else pl.lit(False)
+    first: Any = pl.when(is_ragged).then(-1)
+    for index, (_, bad, _) in enumerate(rules):
+        first = first.when(bad.fill_null(False)).then(index)
+    hits = frame.with_columns(
+        first.otherwise(None).alias("__rule"), (pl.lit(ragged) if ragged is not None else pl.lit(None)).alias("__why")
+    ).filter(pl.col("__rule").is_not_null())
+    if not hits.height:
+        return
+    hint = "fix the rating list; nothing was rated."
+    lines = []
+    for shown in hits.head(SHOWN_ROWS).iter_slices(1):
+        row, rule = int(shown[c.SOURCE_ROW][0]), int(shown["__rule"][0])
+        if rule < 0:  # a ragged row: its reason and hint were written by the reader
+            reason, _, ragged_hint = str(shown["__why"][0]).partition(" Hint: ")
+            if hits.height == 1:
+                raise InputDataError(reason, path=path, row=row, hint=ragged_hint or None)
+            lines.append(f"row {row}: {reason}")
+            continue
+        name, _, message = rules[rule]
+        value = shown.select(cell_text(frame.schema, name)).item()
+        reason = f"{value!r} {message}" if value is not None else f"empty cell: {message}"
+        if hits.height == 1:
+            raise InputDataError(reason, path=path, row=row, column=name, value=value, hint=hint)
+        lines.append(f"row {row}, column {name}: {reason}")
+    shown_text = f"the first {SHOWN_ROWS}" if hits.height > SHOWN_ROWS else "all of them"
+    raise InputDataError(
+        f"{hits.height} rows of the list are not valid ({shown_text} here):\n  " + "\n  ".join(lines),
+        path=path,
+        hint=hint,
+    )
+
+
+def _inexact_float(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if not frame.schema[name].is_float():
+        return _never()
+    return pl.col(name).is_not_null() & ~pl.col(name).is_nan() & ~exact_float(pl.col(name))
 
 
 def _id_type(schema: pl.Schema) -> pl.DataType:
@@ -294,7 +342,7 @@ def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
     dtype = frame.schema[name]
     if dtype == pl.String:
         text = text_column(frame.schema, name)
-        return text.is_not_null() & ~text.str.contains(r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER)
+        return text.is_not_null() & ~text.str.contains(DECIMAL_NUMBER if fractional else WHOLE_NUMBER)
     if not dtype.is_numeric():
         return pl.col(name).is_not_null()
     value = pl.col(name).cast(pl.Float64)

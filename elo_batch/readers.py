@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import concurrent.futures
+import contextlib
 import csv
 import glob
 import gzip
@@ -19,6 +20,7 @@ import io
 import os
 import re
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import polars as pl
@@ -325,7 +327,7 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         scan = pl.scan_parquet(path)
         columns = scan.collect_schema().names()
         rows = scan.select(pl.len()).collect().item()
-    except Exception as exc:  # polars raises several kinds for a corrupt file
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
     names = [_normalise(name) for name in columns]
     _check_unique(columns, names, path)
@@ -351,19 +353,53 @@ def _no_header(path: str, what: str) -> InputDataError:
     )
 
 
+#: What polars raises on a damaged Parquet file: an error of several kinds, or a Rust panic (a
+#: ``BaseException``, not an ``Exception``).
+PARQUET_ERRORS = (Exception, pl.exceptions.PanicException)
+#: Polars errors that come from decoding a file's bytes (damage), not from a plan.
+_DECODING = re.compile(r"parquet|out.of.spec|ARROW:schema|thrift|zstd|snappy|lz4|gzip|decompress", re.IGNORECASE)
+
+
 def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
     try:
         return pl.read_parquet(source)
-    except Exception as exc:  # polars raises several kinds for a corrupt file
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
 
 
-def _not_parquet(exc: Exception, path: str) -> InputDataError:
+def _not_parquet(exc: BaseException, path: str) -> InputDataError:
     return InputDataError(
-        f"not a readable Parquet file ({exc})",
+        f"not a readable Parquet file ({_first_line(exc)})",
         path=path,
-        hint="the file may be truncated (an interrupted copy?); write it again.",
+        hint="the file may be truncated or damaged (an interrupted copy?); write it again.",
     )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def reading(path: str) -> Iterator[None]:
+    """Where a file's rows are read and checked (a scanned Parquet file is decoded only then): a panic
+    of polars, or an error decoding the file's bytes, becomes an :class:`InputDataError` naming it.
+
+    Raises:
+        InputDataError: polars panicked on the file's values, or could not decode them.
+    """
+    try:
+        yield
+    except pl.exceptions.PanicException as exc:
+        raise InputDataError(
+            f"cannot read the values of this file (polars stopped: {_first_line(exc)})",
+            path=path,
+            hint="the file may be damaged, or hold values outside any usable range; write it again.",
+        ) from exc
+    except pl.exceptions.PolarsError as exc:
+        if not _DECODING.search(str(exc)):
+            raise
+        raise _not_parquet(exc, path) from exc
 
 
 #: Two or more bytes that form a UTF-8 character: their presence means the file is (partly) UTF-8.

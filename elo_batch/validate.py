@@ -15,8 +15,18 @@ from typing import Any, Literal
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
 from elo_batch.errors import InputDataError
-from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
+from elo_batch.readers import (
+    PARQUET_ERRORS,
+    PARQUET_SUFFIXES,
+    RAGGED,
+    InputFile,
+    expand_paths,
+    read_table,
+    reading,
+    scan_table,
+)
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -71,9 +81,11 @@ SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
 MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
 THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
-#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
-#: "2.000" is caught first by THOUSANDS_SEPARATED.
-WHOLE_NUMBER = r"^[0-9]+(\.0+)?$"
+#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas),
+#: signed or not (-5 is a number, out of range for a rating); "2.000" is caught first by THOUSANDS_SEPARATED.
+WHOLE_NUMBER = r"^[+-]?[0-9]+(\.0+)?$"
+#: A number as text, with decimals or not (``--rounding none`` ratings).
+DECIMAL_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
 #: A period written YYYY-MM.
 PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
@@ -176,17 +188,20 @@ def load_games(
     absent: set[str] | None = None
     absent_by_file: list[set[str]] = []
     offset = 0
+    streamed_bad: list[pl.DataFrame] = []
     for path in found:
         reader = scan_table if stream else read_table
         frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
         files.append(info)
-        good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
-        good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
-        if stream:
-            plans.append((good, bad))
-        else:  # check the file now, and let its raw rows go
-            good_rows, bad_rows = pl.collect_all([good, bad])
-            checked.append((good_rows, bad_rows))
+        with reading(path):  # a panic or a damaged page of this file: an error naming it
+            good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
+            good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
+            if stream:  # the rejected rows now, a pass over the file that decodes its rows
+                plans.append((good, bad))
+                streamed_bad.append(bad.collect(engine="streaming"))
+            else:  # check the file now, and let its raw rows go
+                good_rows, bad_rows = pl.collect_all([good, bad])
+                checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
         offset += info.rows
@@ -206,7 +221,7 @@ def load_games(
     rows: pl.DataFrame | pl.LazyFrame
     if stream:
         rows = pl.concat([good.with_columns(id_types) for good, _ in plans])
-        bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
+        bad_rows = pl.concat(streamed_bad)
     else:
         rows = (
             pl.concat([good.with_columns(id_types) for good, _ in checked])
@@ -232,7 +247,7 @@ def _parquet_rows(path: str) -> int:
         return 0
     try:
         return int(pl.scan_parquet(path).select(pl.len()).collect().item())
-    except Exception:  # not Parquet after all, or damaged: read_table says what is wrong
+    except PARQUET_ERRORS:  # not Parquet after all, or damaged (a panic too): read_table says what is wrong
         return 0
 
 
@@ -275,6 +290,7 @@ def _check_file(
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
         _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
+        *[_Check(name, col.inexact_id(name), _inexact_reason(col.text(name))) for name in (white, black, c.GAME_ID)],
         _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
         _Check(score_col, few(col.missing(score_col)), pl.lit(f"missing {score_col}")),
         _Check(
@@ -297,7 +313,10 @@ def _check_file(
             c.DATE,
             few(date_bad),
             pl.format(
-                "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
+                "date {} is out of range. Hint: expected a date from 0000-01-01 to 9999-12-31."
+                if is_date_type(schema.get(c.DATE, pl.String()))
+                else "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).",
+                _quoted(col.text(c.DATE)),
             ),
         ),
         _Check(
@@ -345,7 +364,7 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+            pl.struct([cell_text(schema, name).alias(name) for name in original]).struct.json_encode().alias(c.RAW),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
@@ -494,29 +513,16 @@ def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Ex
     return expr.otherwise(None).cast(pl.String)
 
 
+def _inexact_reason(text: pl.Expr) -> pl.Expr:
+    return pl.format(
+        "{} is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53. "
+        "Hint: store ids as integers or as text.",
+        _quoted(text),
+    )
+
+
 def _quoted(expr: pl.Expr) -> pl.Expr:
     return pl.format("'{}'", expr)
-
-
-def text_column(schema: pl.Schema, name: str) -> pl.Expr:
-    """A raw input column as text: null when absent or empty; whole floats lose their '.0' (a Parquet
-    id written 123.0 is '123'), NaN is empty (pandas' missing value); other types as polars writes them."""
-    dtype = schema.get(name)
-    if dtype is None:
-        return pl.lit(None, pl.String)
-    expr = pl.col(name)
-    if dtype == pl.String:
-        return pl.when(expr.str.len_bytes() > 0).then(expr)
-    if dtype.is_float():
-        whole = expr.is_finite() & (expr == expr.round(0))
-        return (
-            pl.when(expr.is_nan())
-            .then(None)
-            .when(whole)
-            .then(expr.cast(pl.Int64, strict=False).cast(pl.String))
-            .otherwise(expr.cast(pl.String))
-        )
-    return expr.cast(pl.String)
 
 
 class _ColumnReader:
@@ -543,6 +549,15 @@ class _ColumnReader:
             return pl.col(name).is_null() | pl.col(name).is_nan()
         return pl.col(name).is_null()
 
+    def inexact_id(self, name: str) -> pl.Expr:
+        """True where an id column of floats holds a value that is no exact whole number (a fraction,
+        infinity, or a magnitude of 2^53 or more: :func:`elo_batch.cells.exact_float`); NaN is missing."""
+        dtype = self.schema.get(name)
+        if dtype is None or not dtype.is_float():
+            return pl.lit(False)
+        expr = pl.col(name)
+        return expr.is_not_null() & ~expr.is_nan() & ~exact_float(expr)
+
     def same_text(self, left: str, right: str) -> pl.Expr:
         """``text(left) == text(right)``; integer columns compare as integers (the same answer)."""
         types = self.schema.get(left), self.schema.get(right)
@@ -551,15 +566,16 @@ class _ColumnReader:
         return self.text(left) == self.text(right)
 
     def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
-        """(local date as written, row is not a date) for a date or date-time column."""
+        """(local date as written, row is not a date) for a date or date-time column; a Date or Datetime
+        value outside the years 0000-9999 is not a date (:data:`elo_batch.cells.DATE_RANGE`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Date), pl.lit(False)
         expr = pl.col(name)
-        if dtype == pl.Date:
-            return expr, pl.lit(False)
-        if isinstance(dtype, pl.Datetime):
-            return expr.dt.date(), pl.lit(False)
+        if is_date_type(dtype):
+            in_range = in_date_range(expr, dtype)
+            value = pl.when(in_range).then(expr)  # out-of-range values never reach a date operation
+            return (value if dtype == pl.Date else value.dt.date()), expr.is_not_null() & ~in_range
         text = self.text(name)
         value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
         rest_ok = text.str.slice(10).str.contains(f"^([T ]{_CLOCK}{_SECONDS}?\\s*(Z|[+-]{_OFFSET})?)?$")
@@ -594,7 +610,7 @@ class _ColumnReader:
                     ),
                 )
             )
-            pattern = r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER
+            pattern = DECIMAL_NUMBER if fractional else WHOLE_NUMBER
             checks.append(
                 _Check(
                     name,
