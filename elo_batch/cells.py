@@ -50,7 +50,7 @@ def text_column(schema: pl.Schema, name: str) -> pl.Expr:
 
     >>> frame = pl.DataFrame({"id": [123.0, 2.0**63, float("nan")]})
     >>> frame.select(text_column(frame.schema, "id")).to_series().to_list()
-    ['123', '9.223372036854776e18', None]
+    ['123', '9.223372036854776e+18', None]
     """
     dtype = schema.get(name)
     if dtype is None:
