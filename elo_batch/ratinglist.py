@@ -17,7 +17,8 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
-from elo_batch.text import closest_hint
+from elo_batch.names import escape, unescape
+from elo_batch.text import column_hints
 from elo_batch.cells import cell_text, exact_float, text_column
 from elo_batch.validate import (
     DECIMAL_NUMBER,
@@ -83,7 +84,7 @@ def load_rating_list(
         if dropped and c.RATING_BEFORE not in frame.columns:  # not a list written by elo-batch
             note = f"{one}: list column(s) {', '.join(dropped)} name outputs of a period and were not carried"
             info = dataclasses.replace(info, notes=(*info.notes, note))
-        frames.append(_check(frame, one, fractional_ratings))
+        frames.append(_check(frame, one, fractional_ratings, info.header))
         infos.append(info)
     table = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
     table = _one_row_per_player(table)
@@ -151,8 +152,9 @@ def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
         new_list: The ``ratings`` output of a period.
 
     Returns:
-        ``LIST_SCHEMA`` columns first, then the pass-through columns; the columns that describe the
-        finished period (``change``, ``games``, ...) dropped.
+        ``LIST_SCHEMA`` columns first, then the pass-through columns (under the names a read list holds
+        them, :func:`elo_batch.names.escape`); the columns that describe the finished period
+        (``change``, ``games``, ...) dropped.
     """
     frame = new_list.drop([name for name in PERIOD_OUTPUT if name in new_list.columns])
     extras = [name for name in frame.columns if name not in LIST_SCHEMA]
@@ -161,15 +163,17 @@ def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
             (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
             for name, dtype in list_schema(_id_type(frame.schema)).items()
         ],
-        *extras,
+        *[pl.col(name).alias(escape(name)) for name in extras],
     )
 
 
-def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
+def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, ...] = ()) -> pl.DataFrame:
     missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
     if missing:
-        names = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-        hints = " ".join(h for h in (closest_hint(m, names) for m in missing) if h)
+        held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+        names = list(header) if len(header) == len(held) else [unescape(n) for n in held]
+        unused = [name for name, one in zip(names, held, strict=True) if one not in LIST_SCHEMA]
+        hints = column_hints(missing, unused)
         raise InputDataError(
             f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the list has "
             + (", ".join(names) if names else "no columns"),

@@ -2,7 +2,8 @@
 
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
-row, header not counted). CSV cells are read as text, so that ids keep leading zeros and every value can
+row, header not counted). A file's own column named like those, or like a working column (``__...``),
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.names`). CSV cells are read as text, so that ids keep leading zeros and every value can
 be checked before it is used; Parquet columns keep their types (text trimmed, unless the caller asks
 for it as written).
 """
@@ -28,6 +29,7 @@ import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError
+from elo_batch.names import escape, unescape
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -47,6 +49,7 @@ class InputFile:
         separator: Field separator (CSV), or None.
         blank_rows: Blank CSV lines skipped (not counted in ``rows``).
         notes: What the user should know about how the file was read (shown as warnings).
+        header: The column names as the file spells them (for messages).
     """
 
     path: str
@@ -57,6 +60,7 @@ class InputFile:
     separator: str | None
     blank_rows: int = 0
     notes: tuple[str, ...] = ()
+    header: tuple[str, ...] = ()
 
 
 def unreadable(exc: OSError, path: str) -> InputMissingError:
@@ -206,7 +210,8 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
     if path.lower().endswith(PARQUET_SUFFIXES) or data.startswith(b"PAR1"):  # bytes that are not a file's
-        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
+        raw = _read_parquet(io.BytesIO(data), path)
+        header, frame = tuple(raw.columns), _parquet_rows(_normalise_names(raw, path), trim)
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
@@ -215,10 +220,9 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         named = text
         text, separator = _separator(text)
         _check_header_line(text, path, line=1 if text is named else 2)
-        frame, blank = _read_csv(text, separator, path)
-    frame = _normalise_names(frame, path)
+        frame, blank, header = _read_csv(text, separator, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, digest, frame.height, used_encoding, separator, blank)
+    return frame, InputFile(path, size, digest, frame.height, used_encoding, separator, blank, header=header)
 
 
 #: First bytes of a gzip stream.
@@ -272,10 +276,11 @@ def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
     another thread hashes it."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         digest = pool.submit(_digest, path)
-        frame = _normalise_names(_parquet_rows(_read_parquet(path, path), trim), path)
+        raw = _read_parquet(path, path)
+        frame = _parquet_rows(_normalise_names(raw, path), trim)
         size, sha256 = digest.result()
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(raw.columns))
 
 
 def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
@@ -329,19 +334,18 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         rows = scan.select(pl.len()).collect().item()
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
-    names = [_normalise(name) for name in columns]
-    _check_unique(columns, names, path)
+    names = _held_names(columns, path)
     frame = (
         scan.with_columns(_DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
+        .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
         .with_row_index("__source_row", offset=1)
-        .rename(dict(zip(columns, names, strict=True)))
         .with_columns(
             pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(path, pl.String).alias(SOURCE_FILE)
         )
         .drop("__source_row")
     )
-    return frame, InputFile(path, size, digest, rows, "parquet", None)
+    return frame, InputFile(path, size, digest, rows, "parquet", None, header=tuple(columns))
 
 
 def _no_header(path: str, what: str) -> InputDataError:
@@ -500,11 +504,12 @@ def _count_outside_quotes(line: str, sep: str) -> int:
     return len(re.sub(r'"[^"]*"', "", line).split(sep)) - 1
 
 
-def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
-    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped)."""
+def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int, tuple[str, ...]]:
+    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped, the
+    header names as written)."""
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
-    header = _header(text, separator, path)
+    written, header = _header(text, separator, path)
     data = text.encode("utf-8")
     try:
         frame = pl.read_csv(
@@ -550,12 +555,13 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
             )
             .otherwise(reason)
         )
-        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
-    return frame.drop(RAGGED), blank
+        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank, written
+    return frame.drop(RAGGED), blank, written
 
 
-def _header(text: str, separator: str, path: str) -> list[str]:
-    """Header names; unnamed columns (a trailing separator) are called ``column_<n>``."""
+def _header(text: str, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
+    """Header names as written and as held (:func:`_held_names`); unnamed columns (a trailing
+    separator) are called ``column_<n>``."""
     first = text[: text.find("\n") + 1] if "\n" in text else text
     if first.count('"') % 2:  # a quoted name with a line break in it
         first = text
@@ -564,8 +570,7 @@ def _header(text: str, separator: str, path: str) -> list[str]:
     except (csv.Error, StopIteration) as exc:
         raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
     names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
-    _check_unique(names, [_normalise(name) for name in names], path)
-    return names
+    return tuple(names), _held_names(names, path)
 
 
 #: A character no text file holds, used as the separator to read whole lines.
@@ -613,10 +618,19 @@ RAGGED = "__ragged__"
 
 
 def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
-    keep = (RAGGED, SOURCE_ROW)
-    names = [name if name in keep else _normalise(name) for name in frame.columns]
-    _check_unique(frame.columns, names, path)
-    return frame.rename(dict(zip(frame.columns, names, strict=True)))
+    return frame.rename(dict(zip(frame.columns, _held_names(frame.columns, path), strict=True)))
+
+
+def _held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
+    """The names a file's columns are held under: normalised (trimmed, lower case, spaces and dashes as
+    underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.names`).
+
+    Raises:
+        InputDataError: two columns have the same normalised name.
+    """
+    names = [escape(_normalise(name)) for name in written]
+    _check_unique(list(written), names, path)
+    return names
 
 
 def _check_unique(originals: list[str], names: list[str], path: str) -> None:
@@ -624,7 +638,7 @@ def _check_unique(originals: list[str], names: list[str], path: str) -> None:
     for original, name in zip(originals, names, strict=True):
         if name in seen:
             raise InputDataError(
-                f"columns {seen[name]!r} and {original!r} both mean {name!r}",
+                f"columns {seen[name]!r} and {original!r} both mean {unescape(name)!r}",
                 path=path,
                 hint="remove or rename one of them.",
             )

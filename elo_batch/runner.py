@@ -119,6 +119,7 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
     """Things about the inputs the user should know that do not stop the run."""
     notes = [f"{f.path}: {f.blank_rows} blank line(s) skipped" for f in games.files if f.blank_rows]
     notes += [f"{f.path}: no rows (header only)" for f in games.files if f.rows == 0]
+    notes += [note for f in games.files for note in f.notes]
     if list_info and list_info.blank_rows:
         notes.append(f"{list_info.path}: {list_info.blank_rows} blank line(s) skipped")
     if list_info:

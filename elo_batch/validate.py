@@ -7,6 +7,7 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,7 +28,8 @@ from elo_batch.readers import (
     reading,
     scan_table,
 )
-from elo_batch.text import closest_hint
+from elo_batch.names import READER_COLUMNS, escape, unescape
+from elo_batch.text import column_hints
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -192,9 +194,11 @@ def load_games(
     for path in found:
         reader = scan_table if stream else read_table
         frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
-        files.append(info)
+        files.append(_note_ignored_columns(info, frame.collect_schema().names()))
         with reading(path):  # a panic or a damaged page of this file: an error naming it
-            good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
+            good, bad, missing = _check_file(
+                frame, path, fractional_ratings, trimmed=info.encoding != "parquet", header=info.header
+            )
             good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
             if stream:  # the rejected rows now, a pass over the file that decodes its rows
                 plans.append((good, bad))
@@ -241,6 +245,19 @@ def load_games(
     )
 
 
+def _note_ignored_columns(info: InputFile, held: list[str]) -> InputFile:
+    """``info`` with a note for each column of the file named like a column elo-batch itself writes
+    from every games row (``source_file``, ``source_row``): ignored, as every column the contract does
+    not name, but said, since the outputs hold elo-batch's own values under that name."""
+    notes = [
+        f"{info.path}: column {name} is ignored: the audit and rejected rows hold elo-batch's own {name} "
+        + ("(the file's path)" if name == c.SOURCE_FILE else "(the row's number in the file)")
+        for name in READER_COLUMNS
+        if escape(name) in held
+    ]
+    return dataclasses.replace(info, notes=(*info.notes, *notes)) if notes else info
+
+
 def _parquet_rows(path: str) -> int:
     """Rows of a Parquet file from its footer (0 for anything else; errors are reported when it is read)."""
     if not path.lower().endswith(PARQUET_SUFFIXES):
@@ -252,24 +269,28 @@ def _parquet_rows(path: str) -> int:
 
 
 def _check_file(
-    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
-    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written)."""
+    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written).
+    ``header``: the column names as the file spells them, for messages (default: as held)."""
     schema = table.collect_schema()
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
+    spelled = _spelled(frame, header)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
         one_sided = True
     else:
-        raise _missing_columns_error(frame, path)
+        raise _missing_columns_error(names, spelled, path)
     if not ({c.DATE, c.PERIOD} & names):
+        close = column_hints([c.DATE, c.PERIOD], _unused(spelled))
         raise InputDataError(
             "missing column 'date' (or 'period')",
             path=path,
-            hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
+            hint=f"the file has {_listing(spelled)}. " + (f"{close} " if close else "")
+            + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
     _check_types(schema, path)
     col = _ColumnReader(schema)
@@ -340,15 +361,15 @@ def _check_file(
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
-        .with_row_index("row_key")
-        .with_columns(pl.col("row_key").cast(pl.Int64), *few.indices())
+        .with_row_index("__row_key")  # working columns beside the user's: all named __ (elo_batch.names)
+        .with_columns(pl.col("__row_key").cast(pl.Int64), *few.indices())
         .rename(few.hidden())
         .with_columns(pl.col(untrimmed).str.strip_chars())
         .with_columns(few.computed)
         .with_columns(
             _first_failed(checks).alias("__failed"),
-            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("score100"),
-            few(token.is_in(list(forfeit_tokens))).alias("forfeit"),
+            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("__score100"),
+            few(token.is_in(list(forfeit_tokens))).alias("__forfeit"),
         )
     )
     original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
@@ -364,11 +385,13 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            pl.struct([cell_text(schema, name).alias(name) for name in original]).struct.json_encode().alias(c.RAW),
+            pl.struct([cell_text(schema, name).alias(unescape(name)) for name in original])
+            .struct.json_encode()
+            .alias(c.RAW),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
-        pl.col("row_key"),
+        pl.col("__row_key").alias("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
         pl.lit(one_sided).alias("one_sided"),
@@ -379,8 +402,8 @@ def _check_file(
         col.text(c.ROUND).alias(c.ROUND),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
-        pl.col("score100"),
-        pl.col("forfeit"),
+        pl.col("__score100").alias("score100"),
+        pl.col("__forfeit").alias("forfeit"),
         white_value.alias(c.WHITE_RATING),
         black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
@@ -727,9 +750,21 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
-def _listing(frame: pl.DataFrame) -> str:
-    names = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    return "columns " + ", ".join(names) if names else "no columns"
+def _spelled(frame: pl.DataFrame, header: tuple[str, ...]) -> dict[str, str]:
+    """The file's own columns: held name -> the name as the file spells it (``header``, in order; as
+    held, unescaped, when the caller has no header)."""
+    own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    written = header if len(header) == len(own) else tuple(unescape(n) for n in own)
+    return dict(zip(own, written, strict=True))
+
+
+def _unused(spelled: dict[str, str]) -> list[str]:
+    """The spellings of the columns that are not columns of the contract (candidates for a hint)."""
+    return [written for held, written in spelled.items() if held not in _GAME_COLUMNS]
+
+
+def _listing(spelled: dict[str, str]) -> str:
+    return "columns " + ", ".join(spelled.values()) if spelled else "no columns"
 
 
 def _check_types(schema: pl.Schema, path: str) -> None:
@@ -744,8 +779,7 @@ def _check_types(schema: pl.Schema, path: str) -> None:
             )
 
 
-def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
-    names = set(frame.columns)
+def _missing_columns_error(names: set[str], spelled: dict[str, str], path: str) -> InputDataError:
     if {c.PLAYER_ID, c.OPPONENT_RATING, c.SCORE} & names and not {c.WHITE_ID, c.BLACK_ID} & names:
         missing = [
             wanted
@@ -758,10 +792,9 @@ def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
         ]
     else:
         missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
-    hints = [closest_hint(name, frame.columns) for name in missing]
-    hint_text = " ".join(h for h in hints if h)
+    hint_text = column_hints(missing, _unused(spelled))
     return InputDataError(
-        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the file has {_listing(frame)}",
+        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the file has {_listing(spelled)}",
         path=path,
         hint=(hint_text + " " if hint_text else "")
         + "a games file needs white_id, black_id, result and date (or period); a one-sided results file "

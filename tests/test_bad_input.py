@@ -121,7 +121,7 @@ def test_strict_fails_before_anything_is_written(cli, tmp_path, rating_list) -> 
         (
             "date,whiteid,black_id,res\n2025-11-01,A,B,1-0",
             "missing columns white_id, result; the file has columns date, whiteid, black_id, res\n"
-            "Hint: did you mean 'whiteid' for 'white_id'?",
+            "Hint: did you mean 'whiteid' for 'white_id' and 'res' for 'result'?",
         ),
         (
             "player_id,opponent_rtg,result,date\nA,1900,1,2025-11-01",

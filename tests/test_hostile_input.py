@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -98,3 +99,78 @@ def test_a_gzip_bomb_is_refused_before_it_is_inflated_whole(cli, tmp_path, monke
 
     assert result.exit_code == 65, result.output
     assert "refused as a likely decompression bomb" in result.output
+
+
+# --- user columns named like elo-batch's own ------------------------------------------------------
+
+
+def _working_names() -> list[str]:
+    """Every working column name written in elo-batch's source (``"__..."``; f-string stems completed
+    with a column they take), the canonical rows' columns, the reader's own, and output columns."""
+    from elo_batch import columns as c
+    from elo_batch.validate import CANONICAL_SCHEMA
+
+    source = "\n".join(path.read_text() for path in (Path(c.__file__).parent).rglob("*.py"))
+    found = set(re.findall(r"[\"'](__[a-z0-9_]+)", source)) - {"__main__"}
+    found |= {f"{stem}{name}" for stem in found if stem.endswith("_") for name in ("result", "date", "period")}
+    outputs = {*c.AUDIT_OUTPUT, *c.REJECTED_OUTPUT, *c.RATINGS_OUTPUT}
+    return sorted(found | set(CANONICAL_SCHEMA) | outputs | {"~x", "~__ragged__"})
+
+
+GAME_COLUMNS = {"white_id", "black_id", "result", "date", "period", "game_id", "event_id", "round", "white_rating",
+                "black_rating", "player_id", "opponent_id", "player_rating", "opponent_rating", "score"}  # fmt: skip
+LIST_COLUMNS = {"player_id", "rating", "k", "birth_year", "games_total", "reached_2400", "reached_2300", "pending",
+                "period", "rating_before", "change", "k_used", "games", "score", "expected_score", "status",
+                "performance_rating", "opponents_average"}  # fmt: skip
+TWO_MONTHS = pl.DataFrame(
+    {
+        "white_id": ["A", "B", "A", "C"],
+        "black_id": ["B", "C", "C", "C"],  # the last row: a player against themselves, rejected
+        "result": ["1-0", "1/2-1/2", "0-1", "1-0"],
+        "date": ["2025-11-03", "2025-11-04", "2025-12-01", "2025-12-02"],
+    }
+)
+PLAYERS = pl.DataFrame({"player_id": ["A", "B", "C"], "rating": ["2000", "1900", "2100"]})
+
+
+def _write(frame: pl.DataFrame, path: Path) -> Path:
+    if path.suffix == ".csv":
+        frame.write_csv(path)
+    else:
+        frame.write_parquet(path)
+    return path
+
+
+@pytest.mark.parametrize(("suffix", "stream"), [(".csv", False), (".parquet", False), (".parquet", True)])
+def test_columns_named_like_working_columns_change_nothing_and_keep_their_names(cli, tmp_path, suffix, stream) -> None:
+    names = _working_names()
+    game_extras = [n for n in names if n not in GAME_COLUMNS]
+    list_extras = [n for n in names if n not in LIST_COLUMNS]
+    games = TWO_MONTHS.with_columns(pl.lit("g-" + n).alias(n) for n in game_extras)
+    players = PLAYERS.with_columns(pl.format("{}-" + n.replace("{", "{{"), "player_id").alias(n) for n in list_extras)
+    args = ["--period", "2025-11..2025-12", *(["--chunk-rows", "1"] if stream else [])]
+
+    clean = cli(
+        "run", _write(TWO_MONTHS, tmp_path / f"clean{suffix}"), "--ratings", _write(PLAYERS, tmp_path / f"cl{suffix}"),
+        *args, "--out", tmp_path / "clean",
+    )  # fmt: skip
+    hostile = cli(
+        "run", _write(games, tmp_path / f"games{suffix}"), "--ratings", _write(players, tmp_path / f"list{suffix}"),
+        *args, "--out", tmp_path / "out",
+    )  # fmt: skip
+
+    assert clean.exit_code == 0, clean.output
+    assert hostile.exit_code == 0, hostile.output
+    assert "Traceback" not in hostile.output
+    assert "column source_row is ignored" in hostile.output and "column source_file is ignored" in hostile.output
+    for period in ("2025-11", "2025-12"):
+        got = read_table(tmp_path / "out", "ratings", period)
+        want = read_table(tmp_path / "clean", "ratings", period)
+        assert got.select(want.columns).equals(want)
+        assert got.select(list_extras).equals(players.select(list_extras))  # carried, same names, same values
+        audit = read_table(tmp_path / "out", "audit", period).drop("source_file")
+        assert audit.equals(read_table(tmp_path / "clean", "audit", period).drop("source_file"))
+    rejected = read_table(tmp_path / "out", "rejected", "2025-12").row(0, named=True)
+    assert (rejected["source_row"], rejected["reason"]) == (4, "a player cannot play themselves")
+    raw = json.loads(rejected["raw"])
+    assert {n: raw[n] for n in game_extras} == {n: "g-" + n for n in game_extras}  # the row as the user wrote it
