@@ -289,7 +289,7 @@ def _check_file(
         raise InputDataError(
             "missing column 'date' (or 'period')",
             path=path,
-            hint=f"the file has {_listing(spelled)}. " + (f"{close} " if close else "")
+            hint=f"the file has {_listing(spelled)}. " + (f"{close[0].upper()}{close[1:]} " if close else "")
             + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
     _check_types(schema, path)

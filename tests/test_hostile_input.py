@@ -174,3 +174,220 @@ def test_columns_named_like_working_columns_change_nothing_and_keep_their_names(
     assert (rejected["source_row"], rejected["reason"]) == (4, "a player cannot play themselves")
     raw = json.loads(rejected["raw"])
     assert {n: raw[n] for n in game_extras} == {n: "g-" + n for n in game_extras}  # the row as the user wrote it
+
+
+# --- values polars cannot handle: panics and typed values out of range ----------------------------
+
+DAMAGED = Path(__file__).parent / "data" / "damaged"
+
+
+@pytest.mark.parametrize("name", ["footer-panic.parquet", "page-panic.parquet"])
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("role", ["games", "ratings"])
+def test_a_parquet_file_that_makes_polars_panic_is_exit_65_naming_it(cli, tmp_path, name, stream, role) -> None:
+    damaged = DAMAGED / name
+    games = damaged if role == "games" else write_csv(tmp_path / "g.csv", GAMES)
+    extra = ["--ratings", damaged] if role == "ratings" else []
+
+    result = _run(cli, tmp_path, games, *extra, *(["--chunk-rows", "1"] if stream else []))
+
+    assert result.exit_code == 65, result.output
+    assert f"{damaged}: " in result.output
+    assert "internal error" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_panic_elsewhere_is_exit_70_with_a_message_not_a_traceback(cli, tmp_path, monkeypatch) -> None:
+    def panic(*args, **kwargs):
+        raise pl.exceptions.PanicException("index out of bounds")
+
+    monkeypatch.setattr("elo_batch.cli.run", panic)
+    games = write_csv(tmp_path / "g.csv", GAMES)
+
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out")
+
+    assert result.exit_code == 70
+    assert "internal error: PanicException: index out of bounds" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("dtype", "values"),
+    [
+        (pl.Date(), [2**31 - 1, -(2**31), 2_932_897]),  # the largest and smallest date32, the day after 9999-12-31
+        (pl.Datetime("us"), [2**62, -(2**62), 2**63 - 1]),
+        (pl.Datetime("ms", "Europe/Berlin"), [2**62, -(2**62), 2**63 - 1]),
+    ],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_parquet_dates_out_of_range_are_rejected_rows(cli, tmp_path, dtype, values, stream) -> None:
+    good = pl.Series([20_395], dtype=pl.Int32).cast(pl.Date).cast(dtype)  # 2025-11-03
+    physical = pl.Int32 if dtype == pl.Date else pl.Int64
+    dates = pl.concat([good, pl.Series(values, dtype=physical).cast(dtype)])
+    games = tmp_path / "g.parquet"
+    pl.DataFrame(
+        {"white_id": ["A", "A", "B", "C"], "black_id": ["B", "C", "C", "A"], "result": ["1-0"] * 4, "date": dates}
+    ).write_parquet(games)
+
+    result = _run(cli, tmp_path, games, *(["--chunk-rows", "1"] if stream else []))
+
+    assert result.exit_code == 0, result.output
+    rejected = read_table(tmp_path / "out", "rejected", "2025-11")
+    assert rejected["source_row"].to_list() == [2, 3, 4]
+    assert rejected["column"].to_list() == ["date"] * 3
+    assert all(r.startswith("date '") and "is out of range. Hint: expected a date from 0000-01-01" in r
+               for r in rejected["reason"])  # fmt: skip
+    assert rejected["value"][0].startswith(f"{values[0]} ") and rejected["value"][0].endswith(" after 1970-01-01")
+    assert json.loads(rejected["raw"][0])["date"] == rejected["value"][0]
+
+
+def test_the_last_day_of_9999_is_a_date(cli, tmp_path) -> None:
+    games = tmp_path / "g.parquet"
+    day = pl.Series([2_932_896], dtype=pl.Int32).cast(pl.Date)  # 9999-12-31
+    pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"], "date": day}).write_parquet(games)
+
+    result = cli("run", games, "--period", "9999-12", "--out", tmp_path / "out")
+
+    assert result.exit_code == 0, result.output
+    assert "1 rows read = 0 counted + 1 not counted" in result.output  # no list: both unrated, nothing rejected
+
+
+# --- float ids --------------------------------------------------------------------------------
+
+
+def test_float_ids_are_taken_below_2_53_and_rejected_from_there_on(cli, tmp_path) -> None:
+    ids = [2.0**53 - 1, 2.0**53, 2.0**63, 1.5, float("inf"), 7.0]
+    games = tmp_path / "g.parquet"
+    pl.DataFrame(
+        {"white_id": ids, "black_id": [2.0] * 6, "result": ["1-0"] * 6, "date": ["2025-11-03"] * 6}
+    ).write_parquet(games)
+
+    result = _run(cli, tmp_path, games)
+
+    assert result.exit_code == 0, result.output
+    rejected = read_table(tmp_path / "out", "rejected", "2025-11")
+    assert rejected["source_row"].to_list() == [2, 3, 4, 5]
+    assert rejected["value"].to_list() == ["9007199254740992.0", "9.223372036854776e+18", "1.5", "inf"]
+    assert "is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53" in (
+        rejected["reason"][0]
+    )
+    audit = read_table(tmp_path / "out", "audit", "2025-11")
+    assert set(audit["player_id"]) == {"9007199254740991", "7", "2"}  # exact, and never null
+
+
+def test_a_float_game_id_of_2_63_is_rejected_not_null(cli, tmp_path) -> None:
+    games = tmp_path / "g.parquet"
+    pl.DataFrame(
+        {"game_id": [2.0**63, 2.0**63 + 2**11], "white_id": ["A", "B"], "black_id": ["B", "A"],
+         "result": ["1-0", "0-1"], "date": ["2025-11-03"] * 2}
+    ).write_parquet(games)  # fmt: skip
+
+    result = _run(cli, tmp_path, games)
+
+    assert result.exit_code == 0, result.output
+    assert read_table(tmp_path / "out", "rejected", "2025-11")["column"].to_list() == ["game_id", "game_id"]
+
+
+def test_a_list_with_a_float_id_of_2_63_is_refused_naming_row_and_value(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rating_list = tmp_path / "list.parquet"
+    pl.DataFrame({"player_id": [1.0, 2.0**63], "rating": [2000, 1900]}).write_parquet(rating_list)
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 65, result.output
+    assert f"{rating_list}, row 2, column player_id: '9.223372036854776e+18' is not an id" in result.output
+
+
+# --- messages -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("header", "hint"),
+    [
+        ("WhitePlayer,BlackPlayer,Result,Date", "did you mean 'WhitePlayer' for 'white_id' and 'BlackPlayer' for"),
+        ("White FIDE ID,Black FIDE ID,Result,Date", "did you mean 'White FIDE ID' for 'white_id' and 'Black FIDE ID'"),
+        ("White_ID,black,Result,Date", "did you mean 'black' for 'black_id'?"),  # White_ID is white_id already
+    ],
+)
+def test_close_match_hints_use_the_files_own_spelling(cli, tmp_path, header, hint) -> None:
+    games = write_csv(tmp_path / "g.csv", f"{header}\nA,B,1-0,2025-11-03")
+
+    result = _run(cli, tmp_path, games)
+
+    assert result.exit_code == 65, result.output
+    assert f"the file has columns {header.replace(',', ', ')}\nHint: {hint}" in result.output
+
+
+def test_the_missing_date_hint_is_a_whole_sentence(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", "White_ID,Black_ID,Result,Played On\nA,B,1-0,2025-11-03")
+
+    result = _run(cli, tmp_path, games)
+
+    assert result.exit_code == 65, result.output
+    assert (
+        "missing column 'date' (or 'period')\nHint: the file has columns White_ID, Black_ID, Result, Played On. "
+        "Did you mean 'Played On' for 'date'? A games file needs the date of each game (YYYY-MM-DD), or the "
+        "period it is rated in (YYYY-MM).\n"
+    ) in result.output
+
+
+def test_a_list_column_close_to_rating_is_proposed_as_spelled(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rating_list = write_csv(tmp_path / "list.csv", "ID,Elo\nA,2000")
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 65, result.output
+    assert "missing columns player_id, rating; the list has ID, Elo\nHint: did you mean 'ID' for 'player_id' and " \
+        "'Elo' for 'rating'?" in result.output  # fmt: skip
+
+
+def test_a_negative_list_rating_is_out_of_range(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rating_list = write_csv(tmp_path / "list.csv", "player_id,rating\nA,-5\nB,1900")
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 65, result.output
+    assert f"{rating_list}, row 1, column rating: '-5' is out of range; expected 0 < rating < 3500" in result.output
+
+
+def test_a_list_with_several_bad_rows_reports_their_count_and_the_first_ones(cli, tmp_path) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rows = ["A,2000,20", "B,abc,20", "C,-5,20", "D,2000,twenty", "E,2000,20,x", "F,2.000,20", "G,,0", "H,1900,20"]
+    rating_list = write_csv(tmp_path / "list.csv", "player_id,rating,k\n" + "\n".join(rows))
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 65, result.output
+    assert (
+        f"{rating_list}: 6 rows of the list are not valid (the first 5 here):\n"
+        "  row 2, column rating: 'abc' is not a rating; expected a whole number of rating points, or empty for "
+        "unrated\n"
+        "  row 3, column rating: '-5' is out of range; expected 0 < rating < 3500\n"
+        "  row 4, column k: 'twenty' is not a K-factor; expected a whole number such as 10, 20 or 40\n"
+        "  row 5: the row has 4 fields where the header has 3.\n"
+        "  row 6, column rating: '2.000' is not a rating: it looks like a number with a thousands separator; "
+        "expected plain digits (2000)\n"
+        "Hint: fix the rating list; nothing was rated."
+    ) in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "xlsx"], "option --format: 'xlsx' is not one of 'parquet', 'csv'"),
+        (["--rules", "uscf"], "option --rules: 'uscf' is not one of 'fide', 'elo'"),
+        (["--log-format", "xml"], "option --log-format: 'xml' is not one of 'text', 'json'"),
+    ],
+)
+def test_a_bad_choice_is_a_plain_usage_message(tmp_path, capsys, args, message) -> None:
+    from elo_batch.cli import console
+
+    status = console(["run", "g.csv", "--period", "2025-11", "--out", str(tmp_path / "out"), *args])
+
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"elo-batch: error: {message}\nHint: run '")
+    assert "Value error" not in err and "Usage:" not in err and "Invalid value" not in err
