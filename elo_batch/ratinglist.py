@@ -19,9 +19,10 @@ from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
 from elo_batch.names import escape, unescape
 from elo_batch.text import column_hints
-from elo_batch.cells import cell_text, exact_float, text_column
+from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
 from elo_batch.validate import (
     DECIMAL_NUMBER,
+    check_types,
     INTEGER_IDS,
     THOUSANDS_REASON,
     THOUSANDS_SEPARATED,
@@ -47,6 +48,8 @@ PERIOD_OUTPUT = (
     c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE,
 )  # fmt: skip
 
+#: Most rated games a list may give a player (a count above it is a damaged cell, not a career).
+MAX_GAMES_TOTAL = 1_000_000
 _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 
@@ -180,6 +183,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
             path=path,
             hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
         )
+    check_types(frame.schema, path, list(LIST_SCHEMA))
     ragged = frame[RAGGED] if RAGGED in frame.columns else None
     frame = frame.drop(RAGGED, strict=False)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
@@ -237,15 +241,22 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         ),
         (
             c.GAMES_TOTAL,
-            lambda: _bad_number(frame, c.GAMES_TOTAL, False) | (parsed[c.GAMES_TOTAL] < 0),
-            "is not a number of games; expected a whole number >= 0",
+            lambda: _bad_number(frame, c.GAMES_TOTAL, False)
+            | (parsed[c.GAMES_TOTAL] < 0)
+            | (parsed[c.GAMES_TOTAL] > MAX_GAMES_TOTAL),
+            f"is not a number of games; expected a whole number from 0 to {MAX_GAMES_TOTAL:,}",
         ),
         (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
         (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
     ]
-    _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
     extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
+    rules += [  # a pass-through date is written to the new list: polars cannot write one out of range
+        (name, _date_out_of_range(frame, name), "is out of range; expected a date from 0000-01-01 to 9999-12-31")
+        for name in extras
+        if is_date_type(frame.schema[name])
+    ]
+    _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
     return frame.select(
         *[expr.cast(list_schema(id_type)[name]).alias(name) for name, expr in parsed.items()],
         *extras,
@@ -301,6 +312,10 @@ def _refuse_bad_rows(
     )
 
 
+def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
+    return lambda: pl.col(name).is_not_null() & ~in_date_range(pl.col(name), frame.schema[name])
+
+
 def _inexact_float(frame: pl.DataFrame, name: str) -> pl.Expr:
     if not frame.schema[name].is_float():
         return _never()
@@ -333,11 +348,14 @@ def _one_row_per_player(table: pl.DataFrame) -> pl.DataFrame:
 
 
 def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
-    if name not in frame.columns:
+    """The column as a Float64 number; null when absent, and for a type that holds no numbers (such a
+    column is refused by :func:`_bad_number`)."""
+    dtype = frame.schema.get(name)
+    if dtype is None or not (dtype == pl.String or dtype.is_numeric()):
         return pl.lit(None, pl.Float64)
     return (
         text_column(frame.schema, name).cast(pl.Float64, strict=False)
-        if frame.schema[name] == pl.String
+        if dtype == pl.String
         else pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
     )
 

@@ -292,7 +292,7 @@ def _check_file(
             hint=f"the file has {_listing(spelled)}. " + (f"{close[0].upper()}{close[1:]} " if close else "")
             + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
-    _check_types(schema, path)
+    check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
@@ -767,10 +767,15 @@ def _listing(spelled: dict[str, str]) -> str:
     return "columns " + ", ".join(spelled.values()) if spelled else "no columns"
 
 
-def _check_types(schema: pl.Schema, path: str) -> None:
-    """Refuse a column of a nested or binary type (a Parquet file of another shape), naming it."""
+def check_types(schema: pl.Schema, path: str, names: tuple[str, ...] | list[str] = _GAME_COLUMNS) -> None:
+    """Refuse a column of ``names`` (default: the games columns) of a nested or binary type (a Parquet
+    file of another shape), naming it.
+
+    Raises:
+        InputDataError: such a column.
+    """
     for name, dtype in schema.items():
-        if name in _GAME_COLUMNS and isinstance(dtype, _NESTED):
+        if name in names and isinstance(dtype, _NESTED):
             raise InputDataError(
                 f"column {name} has type {dtype}; expected text, a number or a date",
                 path=path,

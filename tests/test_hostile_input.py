@@ -391,3 +391,41 @@ def test_a_bad_choice_is_a_plain_usage_message(tmp_path, capsys, args, message) 
     err = capsys.readouterr().err
     assert err.startswith(f"elo-batch: error: {message}\nHint: run '")
     assert "Value error" not in err and "Usage:" not in err and "Invalid value" not in err
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "message"),
+    [
+        ("games_total", ["100", "1e20"], "'1e20' is not a number of games; expected a whole number from 0 to 1,000,000"),
+        ("k", [[20], [10]], "column k has type List(String); expected text, a number or a date"),
+        ("reached_2400", [b"\x01", b"\x00"], "column reached_2400 has type Binary"),
+        ("k", [True, False], "'true' is not a K-factor"),
+    ],
+)
+def test_list_values_no_integer_can_hold_are_refused(cli, tmp_path, column, values, message) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rating_list = tmp_path / "list.parquet"
+    values = [[str(v) for v in value] for value in values] if isinstance(values[0], list) else values
+    pl.DataFrame({"player_id": ["A", "B"], "rating": [2000, 1900], column: values}).write_parquet(rating_list)
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 65, result.output
+    assert message in result.output
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_pass_through_list_date_out_of_range_is_refused_before_it_is_written(cli, tmp_path, fmt) -> None:
+    games = write_csv(tmp_path / "g.csv", GAMES)
+    rating_list = tmp_path / "list.parquet"
+    joined = pl.Series([18_000, 2**31 - 1], dtype=pl.Int32).cast(pl.Date)
+    pl.DataFrame({"player_id": ["A", "B"], "rating": [2000, 1900], "joined": joined}).write_parquet(rating_list)
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list, "--format", fmt)
+
+    assert result.exit_code == 65, result.output
+    assert (
+        f"{rating_list}, row 2, column joined: '2147483647 days after 1970-01-01' is out of range; expected a date "
+        "from 0000-01-01 to 9999-12-31"
+    ) in result.output
+    assert not (tmp_path / "out").exists()
