@@ -15,18 +15,18 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.errors import InputDataError
-from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
-from elo_batch.names import escape, unescape
-from elo_batch.text import column_hints
 from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
+from elo_batch.errors import InputDataError
+from elo_batch.names import escape, unescape
+from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.text import column_hints
 from elo_batch.validate import (
     DECIMAL_NUMBER,
-    check_types,
     INTEGER_IDS,
     THOUSANDS_REASON,
     THOUSANDS_SEPARATED,
     WHOLE_NUMBER,
+    check_types,
 )
 
 #: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
@@ -241,9 +241,11 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         ),
         (
             c.GAMES_TOTAL,
-            lambda: _bad_number(frame, c.GAMES_TOTAL, False)
-            | (parsed[c.GAMES_TOTAL] < 0)
-            | (parsed[c.GAMES_TOTAL] > MAX_GAMES_TOTAL),
+            lambda: (
+                _bad_number(frame, c.GAMES_TOTAL, False)
+                | (parsed[c.GAMES_TOTAL] < 0)
+                | (parsed[c.GAMES_TOTAL] > MAX_GAMES_TOTAL)
+            ),
             f"is not a number of games; expected a whole number from 0 to {MAX_GAMES_TOTAL:,}",
         ),
         (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),

@@ -3,9 +3,9 @@
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). A file's own column named like those, or like a working column (``__...``),
-is held under an escaped name (``~source_row``, see :mod:`elo_batch.names`). CSV cells are read as text, so that ids keep leading zeros and every value can
-be checked before it is used; Parquet columns keep their types (text trimmed, unless the caller asks
-for it as written).
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.names`). CSV cells are read as
+text, so that ids keep leading zeros and every value can be checked before it is used; Parquet columns
+keep their types (text trimmed, unless the caller asks for it as written).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
 from elo_batch.errors import InputDataError
+from elo_batch.names import READER_COLUMNS, escape, unescape
 from elo_batch.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
@@ -28,7 +29,6 @@ from elo_batch.readers import (
     reading,
     scan_table,
 )
-from elo_batch.names import READER_COLUMNS, escape, unescape
 from elo_batch.text import column_hints
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -289,7 +289,8 @@ def _check_file(
         raise InputDataError(
             "missing column 'date' (or 'period')",
             path=path,
-            hint=f"the file has {_listing(spelled)}. " + (f"{close[0].upper()}{close[1:]} " if close else "")
+            hint=f"the file has {_listing(spelled)}. "
+            + (f"{close[0].upper()}{close[1:]} " if close else "")
             + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
     check_types(schema, path)
@@ -597,8 +598,8 @@ class _ColumnReader:
         expr = pl.col(name)
         if is_date_type(dtype):
             in_range = in_date_range(expr, dtype)
-            value = pl.when(in_range).then(expr)  # out-of-range values never reach a date operation
-            return (value if dtype == pl.Date else value.dt.date()), expr.is_not_null() & ~in_range
+            kept: pl.Expr = pl.when(in_range).then(expr)  # out-of-range values never reach a date operation
+            return (kept if dtype == pl.Date else kept.dt.date()), expr.is_not_null() & ~in_range
         text = self.text(name)
         value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
         rest_ok = text.str.slice(10).str.contains(f"^([T ]{_CLOCK}{_SECONDS}?\\s*(Z|[+-]{_OFFSET})?)?$")
