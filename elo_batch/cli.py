@@ -596,6 +596,8 @@ def console(argv: list[str] | None = None) -> int:
         The exit status (2 for a usage error).
     """
     args = sys.argv[1:] if argv is None else argv
+    if not os.environ.get("ELO_BATCH_DEBUG"):  # a polars panic is reported as an error, without Rust's backtrace
+        os.environ["RUST_BACKTRACE"] = "0"
     try:
         status = app(args, standalone_mode=False)
     except typer.Abort:

@@ -380,7 +380,12 @@ def _not_parquet(exc: BaseException, path: str) -> InputDataError:
 
 
 def _first_line(exc: BaseException) -> str:
+    """The first line of an error's text; of a panic inside a polars worker, the worker's own message
+    (``JoinError::Panic(Id(9), "index out of bounds...", ...)`` gives ``index out of bounds...``)."""
     text = str(exc).strip()
+    inner = re.search(r'Panic\(Id\(\d+\), \\*"((?:(?!Panic\(Id).)*?)\\*", \.\.\.\)', text)
+    if inner:
+        return inner.group(1)
     return text.splitlines()[0] if text else type(exc).__name__
 
 

@@ -430,3 +430,19 @@ def test_a_pass_through_list_date_out_of_range_is_refused_before_it_is_written(c
         "from 0000-01-01 to 9999-12-31"
     ) in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_installed_command_reports_a_panic_without_any_backtrace(tmp_path) -> None:
+    import os
+    import subprocess
+
+    from tests.test_exit_codes import _installed
+
+    damaged = DAMAGED / "page-panic.parquet"
+    argv = [_installed(), "run", str(damaged), "--period", "2025-10", "--out", str(tmp_path / "out")]
+
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, "RUST_BACKTRACE": "1"})
+
+    assert done.returncode == 65, done.stderr
+    assert f"elo-batch: error: {damaged}: not a readable Parquet file" in done.stderr
+    assert "Traceback" not in done.stderr and "stack backtrace" not in done.stderr
