@@ -16,7 +16,7 @@ from typing import Any, Literal
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
+from elo_batch.cells import DATE_RANGE, cell_text, exact_float, in_date_range, is_date_type, text_column
 from elo_batch.errors import InputDataError
 from elo_batch.names import READER_COLUMNS, escape, unescape
 from elo_batch.readers import (
@@ -465,7 +465,13 @@ class _ByValue:
         if dtype == pl.Date:  # every day from the first to the last: the day number is the index
             days = pl.col(name).to_physical()
             first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
-            if isinstance(first, int) and isinstance(last, int) and last - first < limit:
+            low, high = DATE_RANGE  # days out of it are no dates (and the day after 2^31 - 1 is no Int32)
+            if (
+                isinstance(first, int)
+                and isinstance(last, int)
+                and last - first < limit
+                and low <= first <= last <= high
+            ):
                 every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
                 self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
                 self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)

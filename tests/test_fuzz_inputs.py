@@ -74,7 +74,13 @@ def _random_bytes(rng: random.Random) -> bytes:
 
 
 def _typed_column(rng: random.Random, rows: int) -> pl.Series:
-    """A Parquet column of a random type holding random (often hostile) values."""
+    """A Parquet column of a random type holding random (often hostile) values, sometimes one value in
+    every row (a file of the largest date32 only, ...)."""
+    values = _typed_values(rng, rows)
+    return values.gather([0] * rows) if rng.random() < 0.3 else values
+
+
+def _typed_values(rng: random.Random, rows: int) -> pl.Series:
     kind = rng.choice(["float", "int", "date", "datetime", "text", "bool", "null", "list", "categorical"])
     if kind == "float":
         pool = [0.0, 1.0, 1.5, -5.0, 2.0**53, 2.0**63, 1e308, float("nan"), float("inf"), 2000.0, None]

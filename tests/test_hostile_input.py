@@ -241,6 +241,21 @@ def test_parquet_dates_out_of_range_are_rejected_rows(cli, tmp_path, dtype, valu
     assert json.loads(rejected["raw"][0])["date"] == rejected["value"][0]
 
 
+@pytest.mark.parametrize("day", [2**31 - 1, -(2**31)])
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_file_of_the_largest_or_smallest_date32_only_is_rejected_rows(cli, tmp_path, day, stream) -> None:
+    games = tmp_path / "g.parquet"
+    days = pl.Series([day, day, day - 1 if day > 0 else day + 1], dtype=pl.Int32).cast(pl.Date)
+    pl.DataFrame(
+        {"white_id": ["A", "B", "C"], "black_id": ["B", "C", "A"], "result": ["1-0"] * 3, "date": days}
+    ).write_parquet(games)
+
+    result = _run(cli, tmp_path, games, *(["--chunk-rows", "1"] if stream else []))
+
+    assert result.exit_code == 0, result.output
+    assert read_table(tmp_path / "out", "rejected", "2025-11")["column"].to_list() == ["date"] * 3
+
+
 def test_the_last_day_of_9999_is_a_date(cli, tmp_path) -> None:
     games = tmp_path / "g.parquet"
     day = pl.Series([2_932_896], dtype=pl.Int32).cast(pl.Date)  # 9999-12-31
