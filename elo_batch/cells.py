@@ -68,7 +68,27 @@ def text_column(schema: pl.Schema, name: str) -> pl.Expr:
         )
     if is_date_type(dtype):
         return date_text(expr, dtype)
+    if isinstance(dtype, pl.Decimal):  # 123.00 is 123, as a whole float is; 5.50 stays as written
+        return expr.cast(pl.String).str.replace(r"\.0+$", "")
     return expr.cast(pl.String)
+
+
+def inexact_number(schema: pl.Schema, name: str) -> pl.Expr:
+    """True where a float or decimal column (an id column stored as numbers) holds a value that is no
+    exact whole number: a fraction, infinity, or a float of magnitude 2^53 or more (:func:`exact_float`);
+    NaN is missing, not inexact. Always False for other types.
+
+    >>> frame = pl.DataFrame({"id": [7.0, 1.5, 2.0**53, float("nan")]})
+    >>> frame.select(inexact_number(frame.schema, "id")).to_series().to_list()
+    [False, True, True, False]
+    """
+    dtype = schema.get(name)
+    expr = pl.col(name)
+    if isinstance(dtype, pl.Decimal):
+        return text_column(schema, name).str.contains(".", literal=True)
+    if dtype is None or not dtype.is_float():
+        return pl.lit(False)
+    return expr.is_not_null() & ~expr.is_nan() & ~exact_float(expr)
 
 
 def date_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:

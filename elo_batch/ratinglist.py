@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.cells import cell_text, exact_float, in_date_range, is_date_type, text_column
+from elo_batch.cells import cell_text, in_date_range, inexact_number, is_date_type, text_column
 from elo_batch.errors import InputDataError
 from elo_batch.names import escape, unescape
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
@@ -201,9 +201,9 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
         (
             c.PLAYER_ID,
-            lambda: _inexact_float(frame, c.PLAYER_ID),
-            "is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53; "
-            "store ids as integers or as text",
+            lambda: inexact_number(frame.schema, c.PLAYER_ID),
+            "is not an id: the column holds numbers with decimals (floats are exact ids only for whole numbers "
+            "below 2^53); store ids as integers or as text",
         ),
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
         (
@@ -316,12 +316,6 @@ def _refuse_bad_rows(
 
 def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
     return lambda: pl.col(name).is_not_null() & ~in_date_range(pl.col(name), frame.schema[name])
-
-
-def _inexact_float(frame: pl.DataFrame, name: str) -> pl.Expr:
-    if not frame.schema[name].is_float():
-        return _never()
-    return pl.col(name).is_not_null() & ~pl.col(name).is_nan() & ~exact_float(pl.col(name))
 
 
 def _id_type(schema: pl.Schema) -> pl.DataType:

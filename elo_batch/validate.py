@@ -16,7 +16,7 @@ from typing import Any, Literal
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.cells import DATE_RANGE, cell_text, exact_float, in_date_range, is_date_type, text_column
+from elo_batch.cells import DATE_RANGE, cell_text, in_date_range, inexact_number, is_date_type, text_column
 from elo_batch.errors import InputDataError
 from elo_batch.names import READER_COLUMNS, escape, unescape
 from elo_batch.readers import (
@@ -545,8 +545,8 @@ def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Ex
 
 def _inexact_reason(text: pl.Expr) -> pl.Expr:
     return pl.format(
-        "{} is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53. "
-        "Hint: store ids as integers or as text.",
+        "{} is not an id: the column holds numbers with decimals (floats are exact ids only for whole numbers "
+        "below 2^53). Hint: store ids as integers or as text.",
         _quoted(text),
     )
 
@@ -580,13 +580,9 @@ class _ColumnReader:
         return pl.col(name).is_null()
 
     def inexact_id(self, name: str) -> pl.Expr:
-        """True where an id column of floats holds a value that is no exact whole number (a fraction,
-        infinity, or a magnitude of 2^53 or more: :func:`elo_batch.cells.exact_float`); NaN is missing."""
-        dtype = self.schema.get(name)
-        if dtype is None or not dtype.is_float():
-            return pl.lit(False)
-        expr = pl.col(name)
-        return expr.is_not_null() & ~expr.is_nan() & ~exact_float(expr)
+        """True where an id column of floats or decimals holds no exact whole number (see
+        :func:`elo_batch.cells.inexact_number`)."""
+        return inexact_number(self.schema, name)
 
     def same_text(self, left: str, right: str) -> pl.Expr:
         """``text(left) == text(right)``; integer columns compare as integers (the same answer)."""

@@ -284,11 +284,29 @@ def test_float_ids_are_taken_below_2_53_and_rejected_from_there_on(cli, tmp_path
     assert rejected["source_row"].to_list() == [2, 3, 4, 5]
     assert rejected["value"].to_list() == ["9007199254740992.0", "9.223372036854776e+18", "1.5", "inf"]
     assert (
-        "is not an id: the column holds floats, which are exact ids only for whole numbers below 2^53"
+        "is not an id: the column holds numbers with decimals (floats are exact ids only for whole numbers below 2^53)"
         in (rejected["reason"][0])
     )
     audit = read_table(tmp_path / "out", "audit", "2025-11")
     assert set(audit["player_id"]) == {"9007199254740991", "7", "2"}  # exact, and never null
+
+
+def test_decimal_ids_are_whole_numbers_or_rejected(cli, tmp_path) -> None:
+    import decimal
+
+    games = tmp_path / "g.parquet"
+    ids = pl.Series([decimal.Decimal("123.00"), decimal.Decimal("5.50")], dtype=pl.Decimal(10, 2))
+    pl.DataFrame(
+        {"white_id": ids, "black_id": ["2", "2"], "result": ["1-0"] * 2, "date": ["2025-11-03"] * 2}
+    ).write_parquet(games)
+    rating_list = write_csv(tmp_path / "list.csv", "player_id,rating\n123,2000\n2,1900")
+
+    result = _run(cli, tmp_path, games, "--ratings", rating_list)
+
+    assert result.exit_code == 0, result.output
+    assert read_table(tmp_path / "out", "rejected", "2025-11")["value"].to_list() == ["5.50"]
+    ratings = read_table(tmp_path / "out", "ratings", "2025-11")
+    assert dict(ratings.select("player_id", "change").iter_rows()) == {"123": 7, "2": -7}  # 123.00 is player 123
 
 
 def test_a_float_game_id_of_2_63_is_rejected_not_null(cli, tmp_path) -> None:
