@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Annotated, NoReturn
 
 import typer
+from polars.exceptions import PanicException
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
@@ -410,7 +411,7 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(141) from None
-    except Exception as exc:  # a fault of elo-batch itself, not of the input
+    except (Exception, PanicException) as exc:  # a fault of elo-batch (a polars panic is a BaseException)
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         _fail(
@@ -667,6 +668,8 @@ def console(argv: list[str] | None = None) -> int:
         The exit status (2 for a usage error).
     """
     args = sys.argv[1:] if argv is None else argv
+    if not os.environ.get("ELO_BATCH_DEBUG"):  # a polars panic is reported as an error, without Rust's backtrace
+        os.environ["RUST_BACKTRACE"] = "0"
     try:
         status = app(args, standalone_mode=False)
     except typer.Abort:
@@ -674,15 +677,32 @@ def console(argv: list[str] | None = None) -> int:
         return 1
     except TyperException as exc:  # typer's usage errors (its own click's UsageError and kin)
         code = int(getattr(exc, "exit_code", 2))
-        if _json_logs_requested(args) and hasattr(exc, "format_message"):
-            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": exc.format_message()}
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: nothing more to say
+            return code
+        message = _usage_message(exc)
+        if _json_logs_requested(args):
+            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": message}
             print(json.dumps(record), file=sys.stderr)
-        elif hasattr(exc, "show"):
-            exc.show()
         else:
-            print(f"elo-batch: error: {exc}", file=sys.stderr)
+            print(f"elo-batch: error: {message}", file=sys.stderr)
         return code
     return status if isinstance(status, int) else 0
+
+
+def _usage_message(exc: TyperException) -> str:
+    """A usage error of typer as elo-batch words its own: the option, what is wrong with it (without
+    the framework's "Invalid value for" and "Value error," wording) and a hint to the command's help."""
+    param = getattr(exc, "param", None)
+    options = [opt for opt in getattr(param, "opts", ()) if opt.startswith("--")]
+    text = str(getattr(exc, "message", "") or "")
+    if options and text and type(exc).__name__ == "BadParameter":
+        text = re.sub(r"^Value error, ", "", text).rstrip(".")
+        error = UsageError(text, column=options[0])
+    else:
+        error = UsageError(exc.format_message() if hasattr(exc, "format_message") else str(exc))
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "elo-batch"
+    return f"{error}\nHint: run '{command} --help' to see the options and their values."
 
 
 def _json_logs_requested(args: list[str]) -> bool:

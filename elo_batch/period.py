@@ -31,6 +31,7 @@ from elo_batch import engine
 from elo_batch.config import RunConfig, next_period
 from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
+from elo_batch.names import unescape
 from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force, list_schema
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
@@ -903,5 +904,5 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
         pl.col("__reached_2300").alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
         pl.when(~was_rated & ~published).then(pl.col("__pending")).alias(c.PENDING),
-        *extras,
+        *[pl.col(name).alias(unescape(name)) for name in extras],  # the list's own names (elo_batch.names)
     )

@@ -2,22 +2,28 @@
 
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
-row, header not counted). CSV cells are read as text, so that ids keep leading zeros and every value can
-be checked before it is used; Parquet columns keep their types (text trimmed, unless the caller asks
-for it as written). A frame given in memory (:class:`FrameInput`, the Python API) becomes the same
-table as a Parquet file of its columns would: ``source_file`` is the caller's name for it, or null.
+row, header not counted). A file's own column named like those, or like a working column (``__...``),
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.names`). CSV cells are read as
+text, so that ids keep leading zeros and every value can be checked before it is used; Parquet columns
+keep their types (text trimmed, unless the caller asks for it as written). A frame given in memory
+(:class:`FrameInput`, the Python API) becomes the same table as a Parquet file of its columns would:
+``source_file`` is the caller's name for it, or null.
 """
 
 from __future__ import annotations
 
 import codecs
 import concurrent.futures
+import contextlib
 import csv
 import glob
+import gzip
 import hashlib
 import io
 import os
 import re
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +32,9 @@ import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
+from elo_batch.names import escape, unescape
 
-CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SEPARATORS = (",", ";", "\t", "|")
 
@@ -47,6 +54,7 @@ class InputFile:
         blank_rows: Blank CSV lines skipped (not counted in ``rows``).
         notes: What the user should know about how the file was read (shown as warnings).
         unnamed: A frame given without a name: its rows' ``source_file`` is null (see :attr:`source_file`).
+        header: The column names as the file spells them (for messages).
     """
 
     path: str
@@ -58,6 +66,7 @@ class InputFile:
     blank_rows: int = 0
     notes: tuple[str, ...] = ()
     unnamed: bool = False
+    header: tuple[str, ...] = ()
 
     @property
     def source_file(self) -> str | None:
@@ -124,8 +133,7 @@ def read_frame(
         columns = frame.collect_schema().names()
     except pl.exceptions.PolarsError as exc:
         raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
-    names = [_normalise(name) for name in columns]
-    _check_unique(columns, names, where)
+    names = _held_names(columns, where)
     plan = (
         frame.lazy()
         .with_columns(_DICTIONARY_AS_TEXT)
@@ -146,7 +154,7 @@ def read_frame(
         except pl.exceptions.PolarsError as exc:
             raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
         rows = table.height
-    return table, InputFile(where, 0, "", rows, "frame", None, unnamed=source.name is None)
+    return table, InputFile(where, 0, "", rows, "frame", None, unnamed=source.name is None, header=tuple(columns))
 
 
 def _as_polars(source: FrameInput) -> pl.DataFrame | pl.LazyFrame:
@@ -275,7 +283,10 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
       line 13 of the file (the header is line 1);
     - a CSV row with more or fewer fields than the header is kept and marked in the ``__ragged__``
       column (its values are not trusted; the checks reject it with its row number);
-    - an Excel ``sep=;`` first line names the separator.
+    - an Excel ``sep=;`` first line names the separator; a blank first line (where the header should
+      be) is refused (exit 65);
+    - a gzip-compressed file (``games.csv.gz``) is read as the table it holds, up to
+      :data:`GZIP_RATIO` times its size.
 
     Args:
         path: A file ending in .csv/.tsv/.txt or .parquet/.pq (anything else is sniffed: Parquet
@@ -305,22 +316,72 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
             data = handle.read()
     except OSError as exc:
         raise unreadable(exc, path) from exc
-    digest = hashlib.sha256(data).hexdigest()
+    digest, size = hashlib.sha256(data).hexdigest(), len(data)
+    if data.startswith(GZIP_MAGIC):  # a .csv.gz (or any gzip-compressed table): read what it holds
+        data = _gunzip(data, path)
     if not data.strip():
         raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
     blank = 0
-    if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
-        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
+    if path.lower().endswith(PARQUET_SUFFIXES) or data.startswith(b"PAR1"):  # bytes that are not a file's
+        raw = _read_parquet(io.BytesIO(data), path)
+        header, frame = tuple(raw.columns), _parquet_rows(_normalise_names(raw, path), trim)
         used_encoding, separator = "parquet", None
     else:
         text, used_encoding = _decode(data, path, encoding)
         if not text.strip():
             raise _no_header(path, "the file holds only blank lines")
+        named = text
         text, separator = _separator(text)
-        frame, blank = _read_csv(text, separator, path)
-    frame = _normalise_names(frame, path)
+        _check_header_line(text, path, line=1 if text is named else 2)
+        frame, blank, header = _read_csv(text, separator, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
+    return frame, InputFile(path, size, digest, frame.height, used_encoding, separator, blank, header=header)
+
+
+#: First bytes of a gzip stream.
+GZIP_MAGIC = b"\x1f\x8b"
+#: A gzip-compressed input may inflate to this many times its size (past :data:`GZIP_FLOOR`); more is
+#: refused as a likely decompression bomb (a CSV export compresses 5 to 20 times).
+GZIP_RATIO = 100
+#: Inflated bytes any gzip-compressed input may reach, whatever its ratio.
+GZIP_FLOOR = 64 * 2**20
+
+
+def _gunzip(data: bytes, path: str) -> bytes:
+    """The bytes a gzip file holds (every member of it), up to the limits above.
+
+    Raises:
+        InputDataError: the file is not a readable gzip stream, or inflates past the limit.
+    """
+    limit = max(GZIP_FLOOR, GZIP_RATIO * len(data))
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+            inflated = stream.read(limit + 1)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise InputDataError(
+            f"not a readable gzip file ({exc})",
+            path=path,
+            hint="the file may be truncated (an interrupted copy?); compress it again, or give it uncompressed.",
+        ) from exc
+    if len(inflated) > limit:
+        raise InputDataError(
+            f"the gzip file inflates to more than {limit:,} bytes (the limit: {GZIP_RATIO} times its size, at "
+            f"least {GZIP_FLOOR // 2**20} MiB); refused as a likely decompression bomb",
+            path=path,
+            hint="give the file uncompressed if it really is this large.",
+        )
+    return inflated
+
+
+def _check_header_line(text: str, path: str, *, line: int) -> None:
+    """Refuse a CSV text whose header line (``line`` of the file) is blank: the names would be read from
+    nowhere and every row would shift by one."""
+    if not re.split(r"\r\n|\r|\n", text, maxsplit=1)[0].strip():
+        raise InputDataError(
+            f"line {line} is blank: the header (the column names) must be the first line",
+            path=path,
+            hint="remove the blank line(s) above the header.",
+        )
 
 
 def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
@@ -328,10 +389,11 @@ def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
     another thread hashes it."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         digest = pool.submit(_digest, path)
-        frame = _normalise_names(_parquet_rows(_read_parquet(path, path), trim), path)
+        raw = _read_parquet(path, path)
+        frame = _parquet_rows(_normalise_names(raw, path), trim)
         size, sha256 = digest.result()
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(raw.columns))
 
 
 def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
@@ -383,21 +445,20 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         scan = pl.scan_parquet(path)
         columns = scan.collect_schema().names()
         rows = scan.select(pl.len()).collect().item()
-    except Exception as exc:  # polars raises several kinds for a corrupt file
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
-    names = [_normalise(name) for name in columns]
-    _check_unique(columns, names, path)
+    names = _held_names(columns, path)
     frame = (
         scan.with_columns(_DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
+        .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
         .with_row_index("__source_row", offset=1)
-        .rename(dict(zip(columns, names, strict=True)))
         .with_columns(
             pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(path, pl.String).alias(SOURCE_FILE)
         )
         .drop("__source_row")
     )
-    return frame, InputFile(path, size, digest, rows, "parquet", None)
+    return frame, InputFile(path, size, digest, rows, "parquet", None, header=tuple(columns))
 
 
 def _no_header(path: str, what: str) -> InputDataError:
@@ -409,19 +470,58 @@ def _no_header(path: str, what: str) -> InputDataError:
     )
 
 
+#: What polars raises on a damaged Parquet file: an error of several kinds, or a Rust panic (a
+#: ``BaseException``, not an ``Exception``).
+PARQUET_ERRORS = (Exception, pl.exceptions.PanicException)
+#: Polars errors that come from decoding a file's bytes (damage), not from a plan.
+_DECODING = re.compile(r"parquet|out.of.spec|ARROW:schema|thrift|zstd|snappy|lz4|gzip|decompress", re.IGNORECASE)
+
+
 def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
     try:
         return pl.read_parquet(source)
-    except Exception as exc:  # polars raises several kinds for a corrupt file
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
 
 
-def _not_parquet(exc: Exception, path: str) -> InputDataError:
+def _not_parquet(exc: BaseException, path: str) -> InputDataError:
     return InputDataError(
-        f"not a readable Parquet file ({exc})",
+        f"not a readable Parquet file ({_first_line(exc)})",
         path=path,
-        hint="the file may be truncated (an interrupted copy?); write it again.",
+        hint="the file may be truncated or damaged (an interrupted copy?); write it again.",
     )
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an error's text; of a panic inside a polars worker, the worker's own message
+    (``JoinError::Panic(Id(9), "index out of bounds...", ...)`` gives ``index out of bounds...``)."""
+    text = str(exc).strip()
+    inner = re.search(r'Panic\(Id\(\d+\), \\*"((?:(?!Panic\(Id).)*?)\\*", \.\.\.\)', text)
+    if inner:
+        return inner.group(1)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def reading(path: str) -> Iterator[None]:
+    """Where a file's rows are read and checked (a scanned Parquet file is decoded only then): a panic
+    of polars, or an error decoding the file's bytes, becomes an :class:`InputDataError` naming it.
+
+    Raises:
+        InputDataError: polars panicked on the file's values, or could not decode them.
+    """
+    try:
+        yield
+    except pl.exceptions.PanicException as exc:
+        raise InputDataError(
+            f"cannot read the values of this file (polars stopped: {_first_line(exc)})",
+            path=path,
+            hint="the file may be damaged, or hold values outside any usable range; write it again.",
+        ) from exc
+    except pl.exceptions.PolarsError as exc:
+        if not _DECODING.search(str(exc)):
+            raise
+        raise _not_parquet(exc, path) from exc
 
 
 #: Two or more bytes that form a UTF-8 character: their presence means the file is (partly) UTF-8.
@@ -522,11 +622,12 @@ def _count_outside_quotes(line: str, sep: str) -> int:
     return len(re.sub(r'"[^"]*"', "", line).split(sep)) - 1
 
 
-def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
-    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped)."""
+def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int, tuple[str, ...]]:
+    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped, the
+    header names as written)."""
     if "\r" in text and "\n" not in text:  # classic Mac line ends
         text = text.replace("\r", "\n")
-    header = _header(text, separator, path)
+    written, header = _header(text, separator, path)
     data = text.encode("utf-8")
     try:
         frame = pl.read_csv(
@@ -572,12 +673,13 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
             )
             .otherwise(reason)
         )
-        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
-    return frame.drop(RAGGED), blank
+        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank, written
+    return frame.drop(RAGGED), blank, written
 
 
-def _header(text: str, separator: str, path: str) -> list[str]:
-    """Header names; unnamed columns (a trailing separator) are called ``column_<n>``."""
+def _header(text: str, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
+    """Header names as written and as held (:func:`_held_names`); unnamed columns (a trailing
+    separator) are called ``column_<n>``."""
     first = text[: text.find("\n") + 1] if "\n" in text else text
     if first.count('"') % 2:  # a quoted name with a line break in it
         first = text
@@ -586,8 +688,7 @@ def _header(text: str, separator: str, path: str) -> list[str]:
     except (csv.Error, StopIteration) as exc:
         raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
     names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
-    _check_unique(names, [_normalise(name) for name in names], path)
-    return names
+    return tuple(names), _held_names(names, path)
 
 
 #: A character no text file holds, used as the separator to read whole lines.
@@ -635,10 +736,19 @@ RAGGED = "__ragged__"
 
 
 def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
-    keep = (RAGGED, SOURCE_ROW)
-    names = [name if name in keep else _normalise(name) for name in frame.columns]
-    _check_unique(frame.columns, names, path)
-    return frame.rename(dict(zip(frame.columns, names, strict=True)))
+    return frame.rename(dict(zip(frame.columns, _held_names(frame.columns, path), strict=True)))
+
+
+def _held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
+    """The names a file's columns are held under: normalised (trimmed, lower case, spaces and dashes as
+    underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.names`).
+
+    Raises:
+        InputDataError: two columns have the same normalised name.
+    """
+    names = [escape(_normalise(name)) for name in written]
+    _check_unique(list(written), names, path)
+    return names
 
 
 def _check_unique(originals: list[str], names: list[str], path: str) -> None:
@@ -646,7 +756,7 @@ def _check_unique(originals: list[str], names: list[str], path: str) -> None:
     for original, name in zip(originals, names, strict=True):
         if name in seen:
             raise InputDataError(
-                f"columns {seen[name]!r} and {original!r} both mean {name!r}",
+                f"columns {seen[name]!r} and {original!r} both mean {unescape(name)!r}",
                 path=path,
                 hint="remove or rename one of them.",
             )

@@ -138,6 +138,7 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
     """Things about the inputs the user should know that do not stop the run."""
     notes = [f"{f.path}: {f.blank_rows} blank line(s) skipped" for f in games.files if f.blank_rows]
     notes += [f"{f.path}: no rows (header only)" for f in games.files if f.rows == 0]
+    notes += [note for f in games.files for note in f.notes]
     if list_info and list_info.blank_rows:
         notes.append(f"{list_info.path}: {list_info.blank_rows} blank line(s) skipped")
     if list_info:
@@ -439,8 +440,8 @@ def _manifest(
         "rule_set": dataclasses.asdict(result.rule_set),
         "options": {**dataclasses.asdict(config), **output_options},
         "inputs": {
-            "games": [dataclasses.asdict(f) for f in files],
-            "ratings": dataclasses.asdict(list_info) if list_info else None,
+            "games": [_recorded(f) for f in files],
+            "ratings": _recorded(list_info) if list_info else None,
         },
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {
@@ -452,3 +453,10 @@ def _manifest(
         "started_at": started.isoformat(),
         "finished_at": dt.datetime.now(dt.UTC).isoformat(),
     }
+
+
+def _recorded(info: InputFile) -> dict[str, Any]:
+    """What the manifest records of an input: all but its column names (kept for messages only)."""
+    record = dataclasses.asdict(info)
+    del record["header"]
+    return record
