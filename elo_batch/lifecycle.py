@@ -6,7 +6,7 @@ score in half points, sum of the opponents' ratings). Entries older than 26 mont
 pool. The player's first event is ignored if it was scored zero (8.2.1); a later zero counts. Once a
 first event has been seen, an entry ``YYYY-MM:0:0:0`` keeps that fact while the pool is empty. With at
 least 5 pooled games, the initial rating Ru (8.2.3) is published if it is at least 1400; otherwise
-the pool waits for more games.
+the pool waits for more games. (The numbers are those of the rule set's ``first_rating`` and ``floor``.)
 """
 
 from __future__ import annotations
@@ -16,11 +16,6 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import engine
 from elo_batch.rules.sets import RuleSet
-
-#: Consecutive rating periods whose results may be pooled (B.02 7.1.4).
-POOL_MONTHS = 26
-#: Games against rated opponents needed for a first rating (B.02 7.1.4).
-POOL_MIN_GAMES = 5
 
 POOLS_SCHEMA: dict[str, pl.DataType] = {
     c.PLAYER_ID: pl.String(),
@@ -71,7 +66,7 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
             pl.col("__parts").struct.field("field_3").cast(pl.Int64).alias("__opp"),
         )
     )
-    in_window = (pl.col("__n") > 0) & (_month_index(pl.col("__period")) > now - POOL_MONTHS)
+    in_window = (pl.col("__n") > 0) & (_month_index(pl.col("__period")) > now - rules.first_rating.window_months)
     prior = entries.group_by(c.PLAYER_ID).agg(
         pl.col("__n").filter(in_window).sum().alias("__prior_n"),
         pl.col("__w2").filter(in_window).sum().alias("__prior_w2"),
@@ -110,8 +105,8 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
     pool_n = pl.col("__prior_n").fill_null(0) + period_n
     pool_w2 = pl.col("__prior_w2").fill_null(0) + pl.col("__period_w2").fill_null(0)
     pool_opp = pl.col("__prior_opp").fill_null(0) + pl.col("__period_opp").fill_null(0)
-    ru = engine.initial_rating(pool_opp, pool_n, pool_w2)
-    published = (period_n > 0) & (pool_n >= POOL_MIN_GAMES)
+    ru = engine.initial_rating(pool_opp, pool_n, pool_w2, rules.first_rating)
+    published = (period_n > 0) & (pool_n >= rules.first_rating.min_games)
     if rules.floor is not None:
         published = published & (ru >= rules.floor)
     entry = pl.format("{}:{}:{}:{}", pl.lit(period), period_n, pl.col("__period_w2"), pl.col("__period_opp"))

@@ -407,7 +407,7 @@ def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> 
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col("one_sided")).then(rc.is_not_null()).otherwise(pl.col("__rc_list").is_not_null())
     gap = (
-        (rules.gap_600_rule & ((ro - rc).abs() >= 600) & ((ro > 2600) | (rc > 2600)))
+        (((ro - rc).abs() >= rules.gap.gap) & ((ro > rules.gap.above) | (rc > rules.gap.above)))
         if rules.gap_600_rule
         else pl.lit(False)
     )
@@ -425,7 +425,7 @@ def _rate_sides(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> 
         .otherwise(0)
         .cast(pl.UInt8)
     )
-    pd100 = engine.expected_score_100(engine.capped_difference(ro, rc, rules.cap_400), rules.expected)
+    pd100 = engine.expected_score_100(engine.capped_difference(ro, rc, rules.cap_400, rules.cap), rules.expected)
     return sides.with_columns(code.alias("__code")).with_columns(
         pl.when(pl.col("__code") == 0).then(pd100).cast(_pd_type(rules)).alias("__pd100")
     )
@@ -443,8 +443,8 @@ def _results(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     sides = sides.with_columns((pl.col("__code") == 0).alias("__rated"))
     return sides.with_columns(
-        pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400)).alias(c.RATING_DIFF),
-        pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400)).alias(c.CAPPED),
+        pl.when("__rated").then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap)).alias(c.RATING_DIFF),
+        pl.when("__rated").then(engine.is_capped(ro, rc, rules.cap_400, rules.cap)).alias(c.CAPPED),
         (pl.col("__score100") - pl.col("__pd100")).alias("__dev100"),
     )
 
