@@ -87,10 +87,28 @@ def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
     [50, 50, 51, 49, 64, 36, 99, 100, 0]
     """
     if expected == "formula":
-        return 100.0 / (1.0 + 10.0 ** (-d.cast(pl.Float64) / float(LOGISTIC_SCALE)))
+        return 100.0 / (1.0 + 10.0 ** divide(-d.cast(pl.Float64), LOGISTIC_SCALE))
     magnitude = d.abs().round(0, mode="half_away_from_zero").cast(pl.Int64).clip(0, TABLE_TAIL)
     high = pl.lit(pd_high_by_diff()).gather(magnitude)
     return pl.when(d >= 0).then(high).otherwise(100 - high)
+
+
+def divide(x: pl.Expr, by: float) -> pl.Expr:
+    """``x / by`` for a Float64 column, with the same digits whatever the number of rows.
+
+    polars divides a column of several rows by a number as a multiplication by its reciprocal, but a
+    column of one row by a true division, whose last digit can differ; the explicit multiplication
+    gives the digits of the many-row division for any number of rows, so that the logistic formula's
+    values do not depend on how the games are cut into chunks.
+
+    >>> import polars as pl
+    >>> one, many = pl.DataFrame({"x": [10.0]}), pl.DataFrame({"x": [10.0, 0.0]})
+    >>> one.select(pl.col("x") / 3.0).item(), many.select(pl.col("x") / 3.0).item(0, 0)
+    (3.3333333333333335, 3.333333333333333)
+    >>> one.select(divide(pl.col("x"), 3.0)).item()
+    3.333333333333333
+    """
+    return x * (1.0 / by)
 
 
 def round_half_away_100(x100: pl.Expr) -> pl.Expr:

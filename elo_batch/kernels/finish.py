@@ -200,7 +200,7 @@ def _players(
     ).with_columns((pl.col(c.K_USED) * pl.col(s.DEV_SUM)).alias(s.X100))
     x100 = pl.col(s.X100).fill_null(0)
     change = (
-        (x100 / 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
+        engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
         if rules.rounding == "none"
         else engine.round_half_away_100(x100)
     )

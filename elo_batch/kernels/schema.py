@@ -21,6 +21,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import engine
 
 # --- the period table (pre-pass) --------------------------------------------------------------
 ROW_KEY: Final = "row_key"  # Int64: global input order (files in order, rows in order)
@@ -162,5 +163,5 @@ def written_rating(expr: pl.Expr, rounding: str) -> pl.Expr:
 def written_points(hundredths: pl.Expr, expected: str) -> pl.Expr:
     """Hundredths of a point as points (Float64): exact to 2 decimals for the FIDE table (no
     representation noise such as 0.7000000000000001), unrounded for the logistic formula."""
-    points = hundredths / 100.0
+    points = engine.divide(hundredths, 100.0)
     return points if expected == "formula" else points.round(2)
