@@ -208,3 +208,28 @@ def test_chunks_that_leave_rows_out_are_refused() -> None:
 
     with pytest.raises(InternalError, match="the chunks hold 2 rows of a period of 4"):
         reduce_sums([partial], rules, players=prepared.players, rows=prepared.table.height)
+
+
+def test_rounding_by_game_scales_past_the_group_by_limit() -> None:
+    """70,000 players with one game each: K used is gathered per row, not inside the group-by (where
+    each of the 70,000 groups would gather all 70,000 K values: 4.9e9 rows, over polars' 2^32 limit)."""
+    players = 70_000
+    ids = [f"P{i}" for i in range(players)]
+    frame = pl.DataFrame(
+        {
+            "game_id": [f"g{i}" for i in range(players // 2)],
+            "date": f"{PERIOD}-05",
+            "white_id": ids[0::2],
+            "black_id": ids[1::2],
+            "result": "1-0",
+        }
+    )
+    rating_list = pl.DataFrame({"player_id": ids, "rating": 2000.0, "k": 20}).select(
+        pl.col(name) if name in ("player_id", "rating", "k") else pl.lit(None).cast(dtype).alias(name)
+        for name, dtype in list_schema(pl.String()).items()
+    )
+    rules = RULES["fide-rounding-game"].rules_for(PERIOD)
+
+    result = rate_period(games_input(frame, fractional=False), rating_list, rules, PERIOD)
+
+    assert sorted(result.ratings["change"].value_counts().rows()) == [(-10, 35_000), (10, 35_000)]

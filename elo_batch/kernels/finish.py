@@ -210,9 +210,13 @@ def _players(
 def _change_by_game(players: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:
     """``rounding="game"``: the change is the sum of each game's K x (score - PD), each rounded; the
     rated sides come counted by player and value of score - PD (``by_game``)."""
-    k_used = pl.lit(players[c.K_USED]).gather(pl.col(s.IDX))
-    per_game = by_game.group_by(s.IDX).agg(
-        (engine.round_half_away_100(k_used * pl.col(s.DEV)) * pl.col(s.COUNT)).sum().alias(s.GAME_CHANGE)
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col(s.IDX))  # gathered per row, never inside the group-by
+    per_game = (
+        by_game.select(
+            s.IDX, (engine.round_half_away_100(k_used * pl.col(s.DEV)) * pl.col(s.COUNT)).alias(s.GAME_CHANGE)
+        )
+        .group_by(s.IDX)
+        .agg(pl.col(s.GAME_CHANGE).sum())
     )
     return (
         players.join(per_game, on=s.IDX, how="left", maintain_order="left")
