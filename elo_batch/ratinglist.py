@@ -16,6 +16,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import RAGGED, InputFile, expand_paths, read_table
+from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
 from elo_batch.text import closest_hint
 from elo_batch.validate import INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER, text_column
 
@@ -207,19 +208,17 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool) -> pl.DataFrame:
         ),
         (
             c.RATING,
-            lambda: (parsed[c.RATING] <= 0) | (parsed[c.RATING] >= 3500),
-            "is out of range; expected 0 < rating < 3500",
+            lambda: rating_out_of_range(parsed[c.RATING]),
+            f"is out of range; expected {RATING_RANGE}",
         ),
         (
             c.K,
-            lambda: _bad_number(frame, c.K, False) | (parsed[c.K] <= 0) | (parsed[c.K] > 100),
+            lambda: _bad_number(frame, c.K, False) | k_out_of_range(parsed[c.K]),
             "is not a K-factor; expected a whole number such as 10, 20 or 40",
         ),
         (
             c.BIRTH_YEAR,
-            lambda: (
-                _bad_number(frame, c.BIRTH_YEAR, False) | (parsed[c.BIRTH_YEAR] < 1850) | (parsed[c.BIRTH_YEAR] > 2100)
-            ),
+            lambda: _bad_number(frame, c.BIRTH_YEAR, False) | birth_year_out_of_range(parsed[c.BIRTH_YEAR]),
             "is not a birth year; expected a four-digit year",
         ),
         (

@@ -17,6 +17,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
+from elo_batch.rules.bounds import MAX_RATING
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -68,7 +69,6 @@ ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
-MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
 THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 #: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
