@@ -168,8 +168,16 @@ def rate_period(
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
     finished = finalize(prepared, totals, rules, period)
     whole = Chunk(0, table)
-    source_file = games.source_file(pl.col(s.ROW_KEY))
-    audited = audit(whole, RatedSides.concat(rated), prepared.ids, finished, source_file, games.absent, rules, period)
+    audited = audit(
+        whole,
+        RatedSides.concat(rated),
+        finished,
+        ids=prepared.ids,
+        source_file=games.source_file(pl.col(s.ROW_KEY)),
+        absent=games.absent,
+        rules=rules,
+        period=period,
+    )
     undated = pl.col(c.PERIOD).is_null()
     rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)

@@ -146,7 +146,16 @@ def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
     finished = finalize(prepared, totals, rules, PERIOD)
     source_file = games.source_file(pl.col("row_key"))
     audits = [
-        audit(chunk, sides, prepared.ids, finished, source_file, games.absent, rules, PERIOD).collect()
+        audit(
+            chunk,
+            sides,
+            finished,
+            ids=prepared.ids,
+            source_file=source_file,
+            absent=games.absent,
+            rules=rules,
+            period=PERIOD,
+        ).collect()
         for chunk, sides in zip(chunks, rated, strict=True)
     ]
 

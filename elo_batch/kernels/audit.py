@@ -18,8 +18,9 @@ from elo_batch.rules.sets import RuleSet
 def audit(
     chunk: Chunk,
     rated: RatedSides,
-    ids: pl.Series,
     finished: Finished,
+    *,
+    ids: pl.Series,
     source_file: pl.Expr,
     absent: frozenset[str],
     rules: RuleSet,
@@ -31,8 +32,8 @@ def audit(
     Args:
         chunk: Consecutive rows of the period table.
         rated: Their sides, rated (:func:`elo_batch.kernels.sides.rate_chunk`).
-        ids: The player id of each dense index (``Prepared.ids``).
         finished: The finalized period (K used by player, first ratings' flags).
+        ids: The player id of each dense index (``Prepared.ids``).
         source_file: The ``source_file`` of a row from its ``row_key`` (see ``GamesInput.source_file``).
         absent: Columns no input has: they stay constants.
         rules: The period's rule set.

@@ -280,7 +280,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
     extras = [
         name
         for name in players.collect_schema().names()
-        if name not in LIST_SCHEMA and not name.startswith("__") and name not in (c.K_USED, c.CHANGE)
+        if name not in LIST_SCHEMA and not name.startswith(s.WORKING) and name not in (c.K_USED, c.CHANGE)
     ]
     return players.select(
         pl.col(c.PLAYER_ID),

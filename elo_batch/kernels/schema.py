@@ -23,6 +23,9 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import engine
 
+#: Every working column's name starts with this.
+WORKING: Final = "__"
+
 # --- the period table (pre-pass) --------------------------------------------------------------
 ROW_KEY: Final = "row_key"  # Int64: global input order (files in order, rows in order)
 ONE_SIDED: Final = "one_sided"  # Boolean: a one-sided result (player vs an opponent known by rating)
