@@ -65,8 +65,9 @@ def float_sums(rules: RuleSet) -> tuple[str, ...]:
 
 
 def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
-    """Columns of the pending sides (:data:`~elo_batch.kernels.schema.PENDING_SIDES`)."""
-    return {
+    """Columns of the pending sides (:data:`~elo_batch.kernels.schema.PENDING_SIDES`) and their types:
+    the opponent's rating is summed, as Int64 (Float64 for fractional ratings)."""
+    types: dict[str, pl.DataType] = {
         s.KEY: pl.Int64(),
         s.IDX: s.INDEX_TYPE,
         s.ROW_KEY: pl.Int64(),
@@ -75,6 +76,7 @@ def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
         s.SCORE100: pl.Int16(),
         c.OPPONENT_RATING: pl.Float64() if rules.rounding == "none" else pl.Int64(),
     }
+    return {name: types[name] for name in s.PENDING_SIDES}
 
 
 @dataclass(frozen=True)
@@ -175,9 +177,8 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
         is_pending = (pl.col(s.CODE) == s.UNRATED_PLAYER) & pl.col(s.HAS_SIDE) & rules.initial_ratings
         queries.append(
             sides.filter(is_pending)
-            .select(
-                s.KEY, s.IDX, s.ROW_KEY, c.DATE, c.EVENT_ID, pl.col(s.SIDE_SCORE).alias(s.SCORE100), c.OPPONENT_RATING
-            )
+            .with_columns(pl.col(s.SIDE_SCORE).alias(s.SCORE100))
+            .select(list(pending_cols))
             .cast(pending_cols)  # type: ignore[arg-type]
         )
         if rules.rounding == "game":
