@@ -19,6 +19,7 @@ from elo_batch.cells import cell_text, in_date_range, inexact_number, is_date_ty
 from elo_batch.errors import InputDataError
 from elo_batch.names import escape, unescape
 from elo_batch.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
+from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
 from elo_batch.text import column_hints
 from elo_batch.validate import (
     DECIMAL_NUMBER,
@@ -230,19 +231,17 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         ),
         (
             c.RATING,
-            lambda: (parsed[c.RATING] <= 0) | (parsed[c.RATING] >= 3500),
-            "is out of range; expected 0 < rating < 3500",
+            lambda: rating_out_of_range(parsed[c.RATING]),
+            f"is out of range; expected {RATING_RANGE}",
         ),
         (
             c.K,
-            lambda: _bad_number(frame, c.K, False) | (parsed[c.K] <= 0) | (parsed[c.K] > 100),
+            lambda: _bad_number(frame, c.K, False) | k_out_of_range(parsed[c.K]),
             "is not a K-factor; expected a whole number such as 10, 20 or 40",
         ),
         (
             c.BIRTH_YEAR,
-            lambda: (
-                _bad_number(frame, c.BIRTH_YEAR, False) | (parsed[c.BIRTH_YEAR] < 1850) | (parsed[c.BIRTH_YEAR] > 2100)
-            ),
+            lambda: _bad_number(frame, c.BIRTH_YEAR, False) | birth_year_out_of_range(parsed[c.BIRTH_YEAR]),
             "is not a birth year; expected a four-digit year",
         ),
         (

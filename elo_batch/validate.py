@@ -32,6 +32,7 @@ from elo_batch.readers import (
     reading,
     scan_table,
 )
+from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
 from elo_batch.text import column_hints
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -83,7 +84,6 @@ ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
-MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
 THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 #: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas),
@@ -643,7 +643,7 @@ class _ColumnReader:
         return pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
 
     def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
-        """Checks of a rating column: a number, whole unless ``fractional``, 0 < rating < 3500."""
+        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``."""
         dtype = self.schema.get(name)
         if dtype is None:
             return []
@@ -701,8 +701,8 @@ class _ColumnReader:
         checks.append(
             _Check(
                 name,
-                value.is_not_null() & ((value <= 0) | (value >= MAX_RATING)),
-                pl.format("rating {} is out of range. Hint: expected 0 < rating < 3500.", text),
+                value.is_not_null() & rating_out_of_range(value),
+                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE}.", text),
             )
         )
         return checks
