@@ -80,6 +80,11 @@ class ListChoice(StrEnum):
     blitz = "blitz"
 
 
+class PeriodByChoice(StrEnum):
+    date = "date"
+    event = "event"
+
+
 class LogFormat(StrEnum):
     text = "text"
     json = "json"
@@ -116,6 +121,16 @@ RoundingOpt = Annotated[
     RoundingChoice | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
 ]
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
+EventsOpt = Annotated[
+    str | None, typer.Option(help="Events file (CSV or Parquet): one row per event_id with its attributes.")
+]
+PeriodByOpt = Annotated[
+    PeriodByChoice,
+    typer.Option(
+        help="date: a game's period, else its date, decides its month; event: an event is rated whole, in "
+        "its period, else by the closing date (B.02 7.1.3), with the ratings of its start."
+    ),
+]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
 ChunkRowsOpt = Annotated[
     int,
@@ -142,6 +157,8 @@ def run_command(
     k: KOpt = None,
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
+    events: EventsOpt = None,
+    period_by: PeriodByOpt = PeriodByChoice.date,
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
     max_rejected: Annotated[
         str | None,
@@ -172,7 +189,7 @@ def run_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
-            max_rejected=max_rejected,
+            max_rejected=max_rejected, period_by=period_by,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
@@ -187,6 +204,7 @@ def run_command(
                 duckdb_path=duckdb,
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
+                events_path=events,
             )
         return 0
 
@@ -209,6 +227,8 @@ def validate_command(
     k: KOpt = None,
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
+    events: EventsOpt = None,
+    period_by: PeriodByOpt = PeriodByChoice.date,
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
@@ -221,10 +241,13 @@ def validate_command(
     def work() -> int:
         check_encoding(encoding)
         config = _config(
-            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows
-        )
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows,
+            period_by=period_by,
+        )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
-            report = validate(games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar)
+            report = validate(
+                games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar, events_path=events
+            )
         return _log_validation(report, log_format)
 
     _guard(work, log_format)
@@ -244,6 +267,7 @@ def _config(
     chunk_rows: int = CHUNK_ROWS,
     *,
     max_rejected: int | str | None = None,
+    period_by: PeriodByChoice = PeriodByChoice.date,
 ) -> RunConfig:
     return RunConfig.from_options(
         period,
@@ -258,6 +282,7 @@ def _config(
         strict=strict,
         chunk_rows=chunk_rows,
         max_rejected=max_rejected,
+        period_by=period_by.value,
     )
 
 

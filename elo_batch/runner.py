@@ -21,6 +21,8 @@ from elo_batch import __version__, atomic, objectstore, outlock, sanity, warehou
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
+from elo_batch.eventsfile import load_events
+from elo_batch.kernels.events import settle
 from elo_batch.period import Counts, PeriodResult, rate_periods
 from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import FrameInput, InputFile
@@ -96,11 +98,14 @@ def load_inputs(
     config: RunConfig,
     encoding: str | None = None,
     out: str | None = None,
+    events: str | FrameInput | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
-    """Read and check the games and the list of a run (rule sets are checked first, before any reading).
+    """Read and check the games, the list and the events of a run (rule sets are checked first, before
+    any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
+    event rejected, by event each row in its event's period; see :func:`elo_batch.kernels.events.settle`).
 
-    A games folder or glob never picks up the run's own rating list or output folder. Paths may be
-    ``file:`` URLs. Frames (the Python API) are read and checked as files are.
+    A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
+    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -111,11 +116,13 @@ def load_inputs(
     elif ratings_path is not None and not isinstance(ratings_path, FrameInput):
         ratings_path = [_local(path) for path in ratings_path]
     out = objectstore.local_path(out) if out else out
+    events = _local(events)
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
-    own = tuple(path for path in (*list_paths, out) if path and not objectstore.is_object_store(path))
+    events_path = events if isinstance(events, str) else None
+    own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
     games = load_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
@@ -126,7 +133,8 @@ def load_inputs(
     )
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
-    return games, rating_list, list_info
+    table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
+    return settle(games, table, config.period_by, events_info), rating_list, list_info
 
 
 def _local(source: T) -> T:
@@ -145,6 +153,8 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
         notes.extend(list_info.notes)
     if rating_list is not None and list_info and rating_list.height == 0:
         notes.append(f"{list_info.path}: the rating list has no players; every player is unrated")
+    if games.events is not None:
+        notes.extend(games.events.notes)
     return tuple(notes)
 
 
@@ -223,6 +233,7 @@ def run(
     duckdb_path: str | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
+    events_path: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -248,6 +259,7 @@ def run(
             after its partitions are written.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+        events_path: The events file (one row per event_id), or None.
 
     Returns:
         One summary per period, in order.
@@ -271,7 +283,19 @@ def run(
                 )
 
         hold()  # before any input is read from out
-        return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
+        return _run(
+            games_paths,
+            config,
+            ratings_path,
+            out,
+            fmt,
+            encoding,
+            on_period,
+            on_progress,
+            duckdb_path,
+            hold,
+            events_path,
+        )
 
 
 def _run(
@@ -285,6 +309,7 @@ def _run(
     on_progress: Progress | None,
     duckdb_path: str | None,
     hold: Callable[[], None],
+    events_path: str | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
@@ -294,7 +319,7 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, events=events_path)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     check_strict(games, config)
     check_writable(out)
@@ -338,6 +363,7 @@ def validate(
     ratings_path: str | Sequence[str] | FrameInput | None,
     encoding: str | None = None,
     on_progress: Progress | None = None,
+    events_path: str | FrameInput | None = None,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
@@ -351,7 +377,7 @@ def validate(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, events=events_path)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
     results = rate_periods(games, rating_list, config)
@@ -442,6 +468,7 @@ def _manifest(
         "inputs": {
             "games": [_recorded(f) for f in files],
             "ratings": _recorded(list_info) if list_info else None,
+            **({"events": _recorded(result.events_file)} if result.events_file else {}),
         },
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {

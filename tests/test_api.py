@@ -40,6 +40,7 @@ FLAG_OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--cap-400": ("cap_400", str),
     "--k": ("k", int),
     "--rounding": ("rounding", str),
+    "--period-by": ("period_by", str),
 }
 
 
@@ -75,8 +76,14 @@ def _exactly(expected: str, got: object) -> bool:
 def test_golden_case_from_frames(case: Path, make: Callable[[Path], Any]) -> None:
     period, options = _options((case / "args").read_text())
     ratings = make(case / "ratings.csv") if (case / "ratings.csv").exists() else None
+    if (case / "events.csv").exists():
+        options["events"] = make(case / "events.csv")
 
-    result = elo_batch.rate_period(make(case / "games.csv"), period=period, ratings=ratings, **options)
+    games = make(case / "games.csv")
+    if ".." in period:  # a range: its last month is checked
+        *_, result = elo_batch.rate_periods(games, periods=period, ratings=ratings, **options)
+    else:
+        result = elo_batch.rate_period(games, period=period, ratings=ratings, **options)
 
     got = {str(row["player_id"]): row for row in result.ratings.iter_rows(named=True)}
     with open(case / "expected.csv", newline="", encoding="utf-8-sig") as handle:

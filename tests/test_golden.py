@@ -1,4 +1,6 @@
-"""Every golden case (tests/golden, a copy of ../shared/cases) through the CLI, named by its rule."""
+"""Every golden case (tests/golden: a copy of ../shared/cases, and this project's own) through the CLI, named
+by its rule. A case may hold an ``events.csv`` (given as ``--events``); with a range of periods, the list of
+its last month is checked."""
 
 from __future__ import annotations
 
@@ -33,11 +35,12 @@ def test_golden_case(case: Path, sum_rows: int | None, cli, tmp_path: Path, monk
     if sum_rows:  # the per-player sums, one table row at a time (see period._rated_sums)
         monkeypatch.setattr("elo_batch.period._SUM_ROWS", sum_rows)
     args = shlex.split((case / "args").read_text())
-    period = args[args.index("--period") + 1]
+    period = args[args.index("--period") + 1].split("..")[-1]  # a range: its last month is checked
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []
+    events = ["--events", case / "events.csv"] if (case / "events.csv").exists() else []
     out = tmp_path / "out"
 
-    result = cli("run", case / "games.csv", *ratings, *args, "--out", out, "--format", "csv")
+    result = cli("run", case / "games.csv", *ratings, *events, *args, "--out", out, "--format", "csv")
 
     assert result.exit_code == 0, result.output
     got = {row["player_id"]: row for row in read_table(out, "ratings", period).iter_rows(named=True)}
