@@ -199,7 +199,7 @@ def rule_notes(period: str, codes: Mapping[int, int], waived: int) -> list[str]:
     if late:
         notes.append(
             f"{period}: {late} game side(s) not counted because the opponent had no rating at the event's start "
-            "(an empty or 0 game-row rating, or none on the list of the event's start) and has one now: B.02 "
+            "(an empty game-row rating, or none on the list of the event's start) and has one now: B.02 "
             "8.2.4 rates him for himself and as unrated in his opponents' calculation"
         )
     unrated, decided = codes.get(s.MATCH_UNRATED, 0), codes.get(s.MATCH_DECIDED, 0)
