@@ -14,10 +14,12 @@ With ``period_by="event"`` every row of an event moves to the event's period: it
 of its last day by the closing-date rule (B.02 7.1.3). Matches (B.02 6.2): the games of a fixed-length
 match after it was decided (ordered by round, then date, then input order) are found here.
 
-The rows are read once: :func:`event_groups` (the map: counts and dates per event, period and month of
-play, and the rows of matches, from any run of canonical rows; partial results concatenate) and
-:func:`settle` (the reduce, on those small frames). Nothing here depends on a period's list; what
-does (B.02 6.1, 8.2.4, the list at an event's start) is in :mod:`elo_batch.kernels.eventrows`.
+Three steps, so that an engine reads the rows once, in parts: :func:`plan_events` (the attributes, small),
+:func:`event_groups` (the map: counts and dates per event, period and month of play, and the rows of
+matches, from any run of canonical rows; the results of runs concatenate) and :func:`reduce_events`
+(the reduce, on those small frames); :func:`row_period` is then each row's period. :func:`settle` is
+the local engine's whole pass. Nothing here depends on a period's list; what does (B.02 6.1, 8.2.4, the
+list at an event's start) is in :mod:`elo_batch.kernels.eventrows`.
 """
 
 from __future__ import annotations
@@ -75,74 +77,101 @@ class EventFacts:
     source: InputFile | None = None
 
 
-def event_groups(rows: pl.LazyFrame, picked: pl.Series, keys: pl.Series) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """The map: counts and dates of some canonical rows by event, period and month, and the rows picked.
+@dataclass(frozen=True)
+class EventPlan:
+    """The events as their attributes give them, before any row is read: what the map must pick.
+
+    Attributes:
+        period_by: ``date`` or ``event``.
+        attributes: One row per event named by the events file or a row's attributes: ``event_id``
+            and the attributes (by event also ``period``), null where none is given.
+        refused_rows: Rows refused one by one (``row_key``, ``column``, ``value``, ``reason``).
+        refused_events: Events refused whole (``event_id``, ``column``, ``value``, ``reason``).
+        notes: Warnings about the attributes.
+    """
+
+    period_by: PeriodBy
+    attributes: pl.DataFrame
+    refused_rows: pl.DataFrame
+    refused_events: pl.DataFrame
+    notes: tuple[str, ...] = ()
+
+    @property
+    def matches(self) -> pl.Series:
+        """The events that are matches."""
+        return self.attributes.filter(pl.col(c.EVENT_TYPE) == c.MATCH)[c.EVENT_ID]
+
+
+def plan_events(table: pl.DataFrame | None, event_rows: pl.DataFrame | None, period_by: PeriodBy) -> EventPlan:
+    """The events' attributes: the events file's, else the one value their rows give.
+
+    Args:
+        table: The events file (:data:`elo_batch.eventsfile.EVENTS_SCHEMA`), or None.
+        event_rows: The attributes given on game rows (``GamesInput.event_rows``), or None.
+        period_by: ``date`` or ``event`` (then a row's ``period`` is an attribute of its event).
+    """
+    attributes, refused_rows, refused_events = _attributes(table, event_rows, period_by == "event")
+    notes = []
+    if period_by != "event" and table is not None and table[c.PERIOD].is_not_null().any():
+        notes.append(
+            "the events file gives events a period: it is used only when events decide the periods "
+            "(period_by 'event'); by date, each game's own period, else its date, decides its month"
+        )
+    return EventPlan(period_by, attributes, refused_rows, refused_events, tuple(notes))
+
+
+def event_groups(rows: pl.LazyFrame, plan: EventPlan) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The map: counts and dates of a run of canonical rows by event, period and month, and the rows of
+    the events ``plan`` needs whole (matches, events refused) or rows it refuses. The results of several
+    runs of rows, concatenated, are those of all of them (:func:`reduce_events` adds them up).
 
     Args:
         rows: Canonical rows (``CANONICAL_SCHEMA``), any run of them.
-        picked: Events whose rows are wanted whole (matches, events refused).
-        keys: Row keys wanted too (rows refused one by one).
+        plan: The events' attributes (:func:`plan_events`).
 
     Returns:
         ``event_id``, ``period``, ``__month``, ``__rows``, ``__first``, ``__last``; and the picked rows.
     """
+    picked = pl.concat([plan.matches, plan.refused_events[c.EVENT_ID]])
     groups = rows.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
         pl.len().cast(pl.Int64).alias(ROWS), pl.col(c.DATE).min().alias(FIRST), pl.col(c.DATE).max().alias(LAST)
     )
-    wanted = pl.col(c.EVENT_ID).is_in(picked.implode()) | pl.col("row_key").is_in(keys.implode())
+    wanted = pl.col(c.EVENT_ID).is_in(picked.implode()) | pl.col("row_key").is_in(
+        plan.refused_rows["row_key"].implode()
+    )
     return groups, rows.filter(wanted).select(MATCH_ROWS)
 
 
-def settle(
-    games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
-) -> GamesInput:
-    """The games with their event facts (``GamesInput.events``): contradicting rows rejected and, by
-    event, every row in its event's period.
+def reduce_events(
+    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, source: InputFile | None = None
+) -> tuple[EventFacts, pl.DataFrame]:
+    """The reduce: the run's event facts from the map's results.
 
     Args:
-        games: The checked game rows (``event_rows``: the attributes their rows give).
-        table: The events file (:data:`elo_batch.eventsfile.EVENTS_SCHEMA`), or None.
-        period_by: ``date`` (a row's period, else its date, decides its month) or ``event``.
-        source: What was read for ``table``, for the manifest.
+        plan: The events' attributes (:func:`plan_events`).
+        groups, picked: The map's results (:func:`event_groups`), of all rows (concatenated).
+        source: The events file read, for the manifest.
 
     Returns:
-        The games: ``rows`` without the rejected rows (by event: each row's ``period`` the event's),
-        ``rejected`` with them, ``period_rows`` recounted, ``events`` set.
+        The facts, and the rows rejected (``REJECTED_SCHEMA``, with ``row_key`` first), by row key.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 6.2 (matches), 7.1.3 (closing date); ``fide-rules.md``
         sections 5 and 7.
     """
-    by_event = period_by == "event"
-    attributes, refused_rows, refused_events, notes = _attributes(table, games.event_rows, by_event)
-    matches = attributes.filter(pl.col(c.EVENT_TYPE) == c.MATCH)[c.EVENT_ID]
-    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
-    query, picking = event_groups(
-        games.rows.lazy(), pl.concat([matches, refused_events[c.EVENT_ID]]), refused_rows["row_key"]
-    )
-    groups, picked = pl.collect_all([query, picking], engine=engine)
+    by_event = plan.period_by == "event"
+    matches = plan.matches
     match_rows = picked.filter(pl.col(c.EVENT_ID).is_in(matches.implode()))
-    refused_events = pl.concat([refused_events, _crowded_matches(match_rows)])
-    refused = _refused(picked, refused_rows, refused_events)
+    refused_events = pl.concat([plan.refused_events, _crowded_matches(match_rows)])
+    refused = _refused(picked, plan.refused_rows, refused_events)
     refused_ids = refused_events[c.EVENT_ID].implode()
     kept = groups.filter(pl.col(c.EVENT_ID).is_not_null() & ~pl.col(c.EVENT_ID).is_in(refused_ids))
-    events = _events(kept, attributes, by_event)
-    if not by_event and table is not None and table[c.PERIOD].is_not_null().any():
-        notes.append(
-            "the events file gives events a period: it is used only when events decide the periods "
-            "(period_by 'event'); by date, each game's own period, else its date, decides its month"
-        )
-    to_period = _to_event_period(events)
+    events = _events(kept, plan.attributes, by_event)
 
     def placed(frame: pl.DataFrame) -> pl.DataFrame:  # rows in their event's period (by event)
-        return frame.with_columns(pl.coalesce(to_period(pl.col(c.EVENT_ID)), c.PERIOD).alias(c.PERIOD))
+        return frame.with_columns(row_period(events))
 
     refused = placed(refused)
-    rows = games.rows
-    if refused.height:
-        rows = rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode()))
-    if by_event:
-        rows = rows.with_columns(pl.coalesce(to_period(pl.col(c.EVENT_ID)), c.PERIOD).alias(c.PERIOD))
     removed = refused.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
         (-pl.len().cast(pl.Int64)).alias(ROWS)
     )
@@ -154,12 +183,52 @@ def settle(
         .sort(c.PERIOD, MONTH, c.EVENT_ID, nulls_last=True)
     )
     match_rows = placed(match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())))
-    notes += _unscheduled_matches(events, match_rows)
-    facts = EventFacts(period_by, events, final, _decided(match_rows, events), match_rows, tuple(notes), source)
-    period_rows = dict(final.group_by(c.PERIOD).agg(pl.col(ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
+    notes = (*plan.notes, *_unscheduled_matches(events, match_rows))
+    facts = EventFacts(plan.period_by, events, final, _decided(match_rows, events), match_rows, notes, source)
+    return facts, _rejected_rows(refused)
+
+
+def row_period(events: pl.DataFrame) -> pl.Expr:
+    """A row's ``period`` where it is rated: its event's (by event; ``events`` of :class:`EventFacts`),
+    else its own."""
+    known = events.filter(pl.col(c.PERIOD).is_not_null())
+    if not known.height:
+        return pl.col(c.PERIOD)
+    event_period = pl.col(c.EVENT_ID).replace_strict(
+        known[c.EVENT_ID], known[c.PERIOD], default=None, return_dtype=pl.String
+    )
+    return pl.coalesce(event_period, c.PERIOD).alias(c.PERIOD)
+
+
+def settle(
+    games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+) -> GamesInput:
+    """The games with their event facts (``GamesInput.events``), by the local engine: the map over all
+    rows at once, then the reduce.
+
+    Args:
+        games: The checked game rows (``event_rows``: the attributes their rows give).
+        table: The events file (:data:`elo_batch.eventsfile.EVENTS_SCHEMA`), or None.
+        period_by: ``date`` (a row's period, else its date, decides its month) or ``event``.
+        source: What was read for ``table``, for the manifest.
+
+    Returns:
+        The games: ``rows`` without the rejected rows (by event: each row's ``period`` the event's),
+        ``rejected`` with them, ``period_rows`` recounted, ``events`` set.
+    """
+    plan = plan_events(table, games.event_rows, period_by)
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
+    groups, picked = pl.collect_all(list(event_groups(games.rows.lazy(), plan)), engine=engine)
+    facts, refused = reduce_events(plan, groups, picked, source)
+    rows = games.rows
+    if refused.height:
+        rows = rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode()))
+    if period_by == "event":
+        rows = rows.with_columns(row_period(facts.events))
+    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
     rejected = games.rejected
     if refused.height:
-        rejected = pl.concat([rejected, _rejected_rows(refused)]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+        rejected = pl.concat([rejected, refused.drop("row_key")]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
     return dataclasses.replace(
         games,
         rows=rows,
@@ -183,7 +252,7 @@ def closing_period(end: pl.Expr) -> pl.Expr:
 
 def _attributes(
     table: pl.DataFrame | None, event_rows: pl.DataFrame | None, by_event: bool
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, list[str]]:
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Each event's attributes (the events file's, else its rows' one value), the rows refused one by one
     (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...)."""
     names = [*TYPES, *([c.PERIOD] if by_event else [])]
@@ -242,7 +311,7 @@ def _attributes(
             .drop("__file", "__rows")
         )
     refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
-    return merged, pl.concat(rows_refused), refused_events, []
+    return merged, pl.concat(rows_refused), refused_events
 
 
 def _crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
@@ -296,18 +365,6 @@ def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> p
     ).sort(c.EVENT_ID)
 
 
-def _to_event_period(events: pl.DataFrame):  # type: ignore[no-untyped-def]
-    """An expression maker: an event id -> its period (null: none, or no such event)."""
-    known = events.filter(pl.col(c.PERIOD).is_not_null())
-
-    def period_of(event_id: pl.Expr) -> pl.Expr:
-        if not known.height:
-            return pl.lit(None, pl.String)
-        return event_id.replace_strict(known[c.EVENT_ID], known[c.PERIOD], default=None, return_dtype=pl.String)
-
-    return period_of
-
-
 def _decided(match_rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     """The games of fixed-length matches played after the match was decided (B.02 6.2).
 
@@ -354,6 +411,7 @@ def _unscheduled_matches(events: pl.DataFrame, match_rows: pl.DataFrame) -> list
 def _rejected_rows(refused: pl.DataFrame) -> pl.DataFrame:
     content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
     return refused.select(
+        "row_key",
         c.PERIOD,
         c.SOURCE_FILE,
         c.SOURCE_ROW,
@@ -364,4 +422,4 @@ def _rejected_rows(refused: pl.DataFrame) -> pl.DataFrame:
         .struct.with_fields(*(pl.field(name).cast(pl.String) for name in (c.WHITE_ID, c.BLACK_ID, c.GAME_ID)))
         .struct.json_encode()
         .alias(c.RAW),
-    ).cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    ).cast({"row_key": pl.Int64(), **REJECTED_SCHEMA})  # type: ignore[arg-type, dict-item]
