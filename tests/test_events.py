@@ -18,8 +18,9 @@ import elo_batch
 from elo_batch.errors import InputDataError, UsageError
 from elo_batch.kernels import eventrows
 from elo_batch.kernels import schema as s
-from elo_batch.kernels.events import closing_period
+from elo_batch.kernels.events import closing_period, event_groups, plan_events, reduce_events, settle
 from tests.conftest import read_table, write_csv
+from tests.test_kernels import games_input
 
 
 def table(text: str) -> pl.DataFrame:
@@ -482,3 +483,33 @@ def test_cli_run_by_event_writes_the_event_rule_and_the_manifest_records_the_eve
     assert manifest["inputs"]["events"]["path"] == str(events)
     assert manifest["options"]["period_by"] == "event"
     assert "warning: 2025-12: 1 row(s) dated before 2025-12 are rated in it" in result.stderr
+
+
+def test_the_event_map_over_parts_of_the_rows_gives_the_facts_of_all_of_them() -> None:
+    """An engine reading the rows in parts (Spark partitions) maps each part and reduces once."""
+    frame = table("""
+white_id,black_id,result,date,event_id,round,event_type,match_games
+A,B,1-0,2025-11-03,M,1,match,3
+B,A,0-1,2025-11-04,M,2,match,3
+A,B,0-1,2025-11-05,M,3,match,3
+A,C,1-0,2025-11-28,T,1,,
+B,C,1-0,2025-11-29,T,2,,
+A,C,1-0,2025-11-29,X,1,match,
+B,C,1-0,2025-11-30,X,1,,
+""")
+    games = games_input(frame, fractional=False, period_by=None)
+    whole = settle(games, None, "event").events
+    plan = plan_events(None, games.event_rows, "event")
+    rows = games.rows.lazy()
+    parts = [pl.collect_all(list(event_groups(part, plan))) for part in (rows.head(3), rows.slice(3, 2), rows.slice(5))]
+
+    facts, rejected = reduce_events(plan, pl.concat([g for g, _ in parts]), pl.concat([p for _, p in parts]))
+
+    assert whole is not None
+    assert facts.events.equals(whole.events) and facts.decided.equals(whole.decided)
+    assert facts.groups.equals(whole.groups) and facts.match_rows.sort("row_key").equals(
+        whole.match_rows.sort("row_key")
+    )
+    assert rejected["source_row"].to_list() == [6, 7]  # X: a match of three players
+    assert whole.decided["row_key"].to_list() == [2]  # A leads 2-0 after round 2 of 3
+    assert whole.events.filter(pl.col("event_id") == "T")["period"].item() == "2025-12"

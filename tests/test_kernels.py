@@ -51,9 +51,9 @@ RULES = {
 POOLS = [None, "2025-09:2:2:3400", "2025-10:3:1:5100", "2025-10:0:0:0", "2024-01:4:8:8000"]
 
 
-def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str = "date") -> GamesInput:
+def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str | None = "date") -> GamesInput:
     """Game rows in memory checked as a file's are (one file, ``games``), repeated game_ids flagged, with
-    their event facts (:func:`elo_batch.kernels.events.settle`)."""
+    their event facts (:func:`elo_batch.kernels.events.settle`; ``period_by`` None: without)."""
     table = frame.with_columns(
         pl.lit("games").alias("source_file"), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_row")
     )
@@ -63,7 +63,7 @@ def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str = "date
     info = InputFile("games", 0, "", frame.height, "utf-8", ",")
     event_rows = attributes.collect() if attributes is not None else None
     games = GamesInput(rows, pl.concat([bad.collect(), reused]), (info,), period_rows, frozenset(absent), event_rows)
-    return settle(games, None, period_by)  # type: ignore[arg-type]
+    return games if period_by is None else settle(games, None, period_by)  # type: ignore[arg-type]
 
 
 @st.composite
