@@ -513,3 +513,49 @@ B,C,1-0,2025-11-30,X,1,,
     assert rejected["source_row"].to_list() == [6, 7]  # X: a match of three players
     assert whole.decided["row_key"].to_list() == [2]  # A leads 2-0 after round 2 of 3
     assert whole.events.filter(pl.col("event_id") == "T")["period"].item() == "2025-12"
+
+
+@pytest.mark.parametrize("chunk_rows", [None, 2], ids=["in-memory", "streamed"])
+def test_events_from_parquet_rows_read_in_chunks_give_the_same_lists(cli, tmp_path: Path, chunk_rows) -> None:
+    """Parquet games of more rows than --chunk-rows are streamed: the event columns are read in a pass of
+    their own, the periods moved in the plan; the lists are those of the rows in memory."""
+    golden = Path(__file__).parent / "golden"
+    frames = [
+        pl.read_csv(golden / name / "games.csv", infer_schema=False).with_columns(
+            pl.lit(name).alias("event_id"), (name + pl.col("game_id")).alias("game_id")
+        )
+        for name in ("fide-match-decided", "fide-event-closing-date")
+    ]
+    games = tmp_path / "games.parquet"
+    pl.concat(frames, how="diagonal").write_parquet(games)
+    ratings = tmp_path / "ratings.csv"
+    lists = [pl.read_csv(golden / name / "ratings.csv") for name in ("fide-match-decided", "fide-event-closing-date")]
+    pl.concat(lists).write_csv(ratings)
+    chunks = ["--chunk-rows", str(chunk_rows)] if chunk_rows else []
+    out = tmp_path / "out"
+
+    result = cli(
+        "run", games, "--ratings", ratings, "--period", "2025-11..2025-12", "--period-by", "event", *chunks,
+        "--out", out, "--format", "csv",
+    )  # fmt: skip
+
+    assert result.exit_code == 0, result.output
+    november, december = (read_table(out, "ratings", month) for month in ("2025-11", "2025-12"))
+    # the match (A vs B, decided after round 3: +30 / -30) is in November; E1 and E2 are one event here
+    # (event_id fide-event-closing-date), ending 29 November: December, P +10 +10
+    assert november.filter(pl.col("player_id").is_in(["A", "B"]))["change"].to_list() == ["30", "-30"]
+    assert december.filter(pl.col("player_id") == "P")["change"].to_list() == ["20"]
+
+
+def test_validate_takes_the_events_and_checks_their_rows(cli, tmp_path: Path) -> None:
+    games = write_csv(
+        tmp_path / "games.csv",
+        "white_id,black_id,result,date,period,event_id\nA,B,1-0,2025-11-29,,E\nA,C,1-0,2025-11-29,2025-11,E",
+    )
+    events = write_csv(tmp_path / "events.csv", "event_id,period\nE,2025-12")
+
+    result = cli("validate", games, "--events", events, "--period-by", "event", "--period", "2025-12")
+
+    assert result.exit_code == 65  # a row is rejected
+    assert "row 2, column period: event 'E' has period '2025-12' in the events file" in result.stdout
+    assert "2 rows read = 0 counted + 1 not counted (audited) + 0 other periods + 1 rejected" in result.stderr
