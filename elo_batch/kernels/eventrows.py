@@ -37,6 +37,7 @@ from elo_batch.rules.events import CLOSING_DAYS, LONG_EVENT_DAYS, REPORT_DAYS
 #: Examples a warning names.
 EXAMPLES = 5
 _RULE = "__rule"
+_INDEX = "__event_index"  # a row's event: its row in PeriodEvents.events
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def period_events(
         ev.SOURCE,
         ev.START_PERIOD,
     )  # fmt: skip
-    decided = facts.decided.select(
+    decided = facts.decided.filter(pl.col("row_key").is_in(matches["row_key"].implode())).select(
         "row_key",
         pl.when(ev.WAIVED).then(s.RULE_MATCH_WAIVER).otherwise(s.RULE_MATCH_DECIDED).cast(pl.UInt8).alias(_RULE),
     )
@@ -129,19 +130,23 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         ``table`` with the three columns added and the two rating columns replaced.
     """
     white, black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
-    if facts is None or (not facts.events.height and not facts.decided.height):
+    events = facts.events if facts is not None else pl.DataFrame()
+    matches = facts is not None and events.height > 0 and bool((events[_RULE] != s.NO_RULE).any())
+    if facts is None or not (facts.decided.height or matches or (facts.by_event and events.height)):
+        # no rule can apply: by date without matches of the period (what most runs are)
         return table.with_columns(
             white.alias(c.WHITE_RATING),
             black.alias(c.BLACK_RATING),
             pl.lit(s.NO_RULE, pl.UInt8).alias(s.EVENT_RULE),
             *_late(white, black, facts is not None and facts.by_event),
         )
-    events = facts.events
+    index = pl.col(c.EVENT_ID).replace_strict(
+        events[c.EVENT_ID], pl.Series(range(events.height), dtype=pl.UInt32), default=None, return_dtype=pl.UInt32
+    )
+    table = table.with_columns(index.alias(_INDEX))  # each row's event, looked up once
 
     def of_event(name: str, default: object, dtype: pl.DataType) -> pl.Expr:
-        return pl.col(c.EVENT_ID).replace_strict(
-            events[c.EVENT_ID], events[name], default=pl.lit(default, dtype), return_dtype=dtype
-        )
+        return pl.lit(events[name]).gather(pl.col(_INDEX)).fill_null(pl.lit(default, dtype))
 
     start = of_event(ev.START_PERIOD, None, pl.String())
     for month, ratings in facts.start_ratings.items():
@@ -170,7 +175,7 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
     return with_ratings.with_columns(
         rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(s.EVENT_RULE),
         *_late(pl.col(c.WHITE_RATING), pl.col(c.BLACK_RATING), facts.by_event),
-    )
+    ).drop(_INDEX)
 
 
 def start_note(facts: PeriodEvents, table: pl.DataFrame) -> list[str]:
