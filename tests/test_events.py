@@ -15,10 +15,10 @@ import polars as pl
 import pytest
 
 import elo_batch
+from elo_batch.engine import eventrows
+from elo_batch.engine import schema as s
+from elo_batch.engine.events import closing_period, event_groups, plan_events, reduce_events, settle
 from elo_batch.errors import InputDataError, UsageError
-from elo_batch.kernels import eventrows
-from elo_batch.kernels import schema as s
-from elo_batch.kernels.events import closing_period, event_groups, plan_events, reduce_events, settle
 from tests.conftest import read_table, write_csv
 from tests.test_kernels import games_input
 

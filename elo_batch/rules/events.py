@@ -1,6 +1,6 @@
 """FIDE's rules about events as data: the closing date, the reporting window, long events; each with its clause.
 
-The arithmetic that uses them is in :mod:`elo_batch.kernels.events`. Sources: ``fide-rules.md`` section 7
+The arithmetic that uses them is in :mod:`elo_batch.engine.events`. Sources: ``fide-rules.md`` section 7
 (B.02 7.1.3, 9.1) and U18 (events longer than a month).
 """
 
