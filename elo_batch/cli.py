@@ -71,6 +71,11 @@ class FormatChoice(StrEnum):
     csv = "csv"
 
 
+class CsvFormulasChoice(StrEnum):
+    escape = "escape"
+    keep = "keep"
+
+
 class ListChoice(StrEnum):
     standard = "standard"
     rapid = "rapid"
@@ -114,6 +119,14 @@ RoundingOpt = Annotated[
 ]
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
+CsvFormulasOpt = Annotated[
+    CsvFormulasChoice,
+    typer.Option(
+        "--csv-formulas",
+        help="CSV output: escape (a quote before text cells a spreadsheet would run as formulas: = + - @) "
+        "or keep them as they are.",
+    ),
+]
 ChunkRowsOpt = Annotated[
     int,
     typer.Option(
@@ -147,6 +160,7 @@ def run_command(
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
@@ -166,6 +180,7 @@ def run_command(
                 on_period=lambda summary: _log_period(summary, log_format),
                 on_progress=bar,
                 duckdb_path=duckdb,
+                csv_formulas=csv_formulas.value,  # type: ignore[arg-type]
             )
         return 0
 
@@ -528,6 +543,7 @@ def _report(lines: list[str], out: str, rows: int) -> None:
 def import_pgn_command(
     files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
     out: ImportOut,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
@@ -535,7 +551,7 @@ def import_pgn_command(
         from elo_batch.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
 
         games, report = read_pgn(files)
-        _report(report.lines(), write_games(games, out), games.height)
+        _report(report.lines(), write_games(games, out, csv_formulas=csv_formulas.value), games.height)  # type: ignore[arg-type]
 
     _guard(work)
 
@@ -547,6 +563,7 @@ def import_trf_command(
     period: Annotated[
         str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
     ] = None,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
 
@@ -558,7 +575,7 @@ def import_trf_command(
                 raise UsageError(f"{period!r} is a range of periods", column="--period", hint="give one month.")
             month = months[0]
         games, report = read_trf(file, period=month)
-        _report(report.lines(), write_games(games, out), games.height)
+        _report(report.lines(), write_games(games, out, csv_formulas=csv_formulas.value), games.height)  # type: ignore[arg-type]
 
     _guard(work)
 

@@ -10,6 +10,7 @@ import polars as pl
 from elo_batch import objectstore
 from elo_batch.encode import table_bytes
 from elo_batch.errors import OutputError, UsageError
+from elo_batch.formulas import CsvFormulas
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {
@@ -33,7 +34,7 @@ GAMES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def write_games(games: pl.DataFrame, out: str) -> str:
+def write_games(games: pl.DataFrame, out: str, *, csv_formulas: CsvFormulas = "escape") -> str:
     """Write the games table whole or not at all: CSV when ``out`` ends in ``.csv``, else Parquet (zstd).
 
     A local file is written beside its target and renamed into place, so a reader never sees half a
@@ -43,6 +44,8 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     Args:
         games: The imported games (one row per game).
         out: A file path or an object-store URI.
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
+            quote; ids and numbers never) or ``keep``; see :mod:`elo_batch.formulas`.
 
     Returns:
         ``out``.
@@ -56,7 +59,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
         raise UsageError(
             f"cannot tell the file type of {out!r}", column="-o", hint="name the output games.parquet or games.csv."
         )
-    data = table_bytes(games, "csv" if suffix == ".csv" else "parquet")
+    data = table_bytes(games, "csv" if suffix == ".csv" else "parquet", csv_formulas=csv_formulas)
     if objectstore.is_object_store(out):
         objectstore.put_object(out, data)
         return out

@@ -24,6 +24,7 @@ import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError
+from elo_batch.formulas import ID_COLUMNS, unescape, unescape_name
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -429,7 +430,7 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
         fields = None
     if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
         frame, fields = _read_csv_python(text, separator, header, path)
-    trimmed = [pl.col(name).str.strip_chars() for name in header]
+    trimmed = [_cell(name) for name in header]
     frame = frame.with_columns(
         *[pl.when(cell.str.len_bytes() > 0).then(cell).alias(name) for cell, name in zip(trimmed, header, strict=True)],
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
@@ -463,8 +464,16 @@ def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
     return frame.drop(RAGGED), blank
 
 
+def _cell(name: str) -> pl.Expr:
+    """A CSV column's cells trimmed, with the formula escape of elo-batch's CSV writers undone (player
+    ids are never escaped; see :mod:`elo_batch.formulas`)."""
+    trimmed = pl.col(name).str.strip_chars()
+    return trimmed if _normalise(name) in ID_COLUMNS else unescape(trimmed)
+
+
 def _header(text: str, separator: str, path: str) -> list[str]:
-    """Header names; unnamed columns (a trailing separator) are called ``column_<n>``."""
+    """Header names (a formula escape undone); unnamed columns (a trailing separator) are called
+    ``column_<n>``."""
     first = text[: text.find("\n") + 1] if "\n" in text else text
     if first.count('"') % 2:  # a quoted name with a line break in it
         first = text
@@ -472,7 +481,7 @@ def _header(text: str, separator: str, path: str) -> list[str]:
         names = next(csv.reader(io.StringIO(first, newline=""), delimiter=separator))
     except (csv.Error, StopIteration) as exc:
         raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
-    names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
+    names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
     _check_unique(names, [_normalise(name) for name in names], path)
     return names
 

@@ -20,6 +20,7 @@ from elo_batch import __version__, objectstore, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError
+from elo_batch.formulas import CsvFormulas
 from elo_batch.period import Counts, PeriodResult, rate_periods
 from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import InputFile
@@ -145,6 +146,7 @@ def run(
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
     duckdb_path: str | None = None,
+    csv_formulas: CsvFormulas = "escape",
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -163,6 +165,8 @@ def run(
         on_progress: Called before each step (reading, rating a period, writing it).
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
+            quote) or ``keep``; see :mod:`elo_batch.formulas`.
 
     Returns:
         One summary per period, in order.
@@ -199,8 +203,9 @@ def run(
             "audit": result.audit,
             "rejected": result.rejected,
         }
-        manifest = _manifest(result, games, list_info, config, {"format": fmt, "encoding": encoding}, started, warnings)
-        outputs = write_period(out, result.period, tables, manifest, fmt)
+        options = {"format": fmt, "encoding": encoding, "csv_formulas": csv_formulas}
+        manifest = _manifest(result, games, list_info, config, options, started, warnings)
+        outputs = write_period(out, result.period, tables, manifest, fmt, csv_formulas=csv_formulas)
         if duckdb_path:
             loaded = {name: t.collect() if isinstance(t, pl.LazyFrame) else t for name, t in tables.items()}
             warehouse.load_period(duckdb_path, result.period, loaded)

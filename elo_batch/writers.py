@@ -28,6 +28,7 @@ from elo_batch import objectstore
 from elo_batch.atomic import FolderSwap
 from elo_batch.encode import Format, write_table
 from elo_batch.errors import OutputError
+from elo_batch.formulas import CsvFormulas
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -70,6 +71,8 @@ def write_period(
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
+    *,
+    csv_formulas: CsvFormulas = "escape",
 ) -> dict[str, str]:
     """Write one period's tables and manifest, replacing only that period's partitions.
 
@@ -80,6 +83,8 @@ def write_period(
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
             (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
         fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.encode`).
+        csv_formulas: ``escape`` text cells a spreadsheet would run as formulas, or ``keep`` them
+            (see :mod:`elo_batch.formulas`; CSV only).
 
     Returns:
         Table name (and ``manifest``) -> path of the written file.
@@ -89,14 +94,14 @@ def write_period(
             (the previous partitions of the period are put back first).
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
-        return objectstore.write_period(out, period, tables, manifest, fmt)
+        return objectstore.write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
     try:
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                rows = write_table(frame, target, fmt)
+                rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
                 written[name] = str(partition_dir(out, name, period) / target.name)
                 objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
