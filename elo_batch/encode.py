@@ -39,7 +39,6 @@ def write_table(
     frame: pl.DataFrame | pl.LazyFrame,
     target: str | Path | IO[bytes],
     fmt: Format,
-    *,
     csv_formulas: CsvFormulas = "escape",
 ) -> int:
     """Write ``frame`` as CSV (UTF-8, comma, header; see :func:`csv_safe`) or Parquet (:data:`PARQUET`).

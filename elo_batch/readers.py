@@ -17,6 +17,7 @@ import hashlib
 import io
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import polars as pl
@@ -44,6 +45,8 @@ class InputFile:
         separator: Field separator (CSV), or None.
         blank_rows: Blank CSV lines skipped (not counted in ``rows``).
         notes: What the user should know about how the file was read (shown as warnings).
+        columns: Every column of the file (normalised names), read or not (see ``columns`` of
+            :func:`read_table`).
     """
 
     path: str
@@ -54,6 +57,7 @@ class InputFile:
     separator: str | None
     blank_rows: int = 0
     notes: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
 
 
 def unreadable(exc: OSError, path: str) -> InputMissingError:
@@ -150,7 +154,9 @@ def check_encoding(name: str | None) -> None:
         ) from None
 
 
-def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.DataFrame, InputFile]:
+def read_table(
+    path: str, *, encoding: str | None = None, trim: bool = True, columns: Collection[str] | None = None
+) -> tuple[pl.DataFrame, InputFile]:
     """Read one CSV or Parquet file.
 
     What is deliberate about awkward files:
@@ -174,6 +180,9 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
             else the file is refused.
         trim: Trim the text of Parquet String columns. False leaves it as written, for a caller that
             trims only what it reads (CSV cells are always trimmed: an empty cell is null).
+        columns: Normalised names of the columns a Parquet file is read for: the others are never
+            read (a wide column nobody uses costs no memory); :func:`read_rows` reads whole rows
+            later. None reads every column; a CSV file is always read whole.
 
     Returns:
         The table (normalised header names, text cells trimmed (Parquet text: with ``trim``), plus
@@ -188,7 +197,7 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
     try:
         with open(path, "rb") as handle:
             if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
-                return _read_parquet_file(path, trim)
+                return _read_parquet_file(path, trim, columns)
             handle.seek(0)
             data = handle.read()
     except OSError as exc:
@@ -208,18 +217,66 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         frame, blank = _read_csv(text, separator, path)
     frame = _normalise_names(frame, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank)
+    names = tuple(name for name in frame.columns if name not in (RAGGED, SOURCE_ROW, SOURCE_FILE))
+    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank, columns=names)
 
 
-def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
-    """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes) while
-    another thread hashes it."""
+def _read_parquet_file(path: str, trim: bool, columns: Collection[str] | None) -> tuple[pl.DataFrame, InputFile]:
+    """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes; only the
+    ``columns`` asked for) while another thread hashes it."""
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         digest = pool.submit(_digest, path)
-        frame = _normalise_names(_parquet_rows(_read_parquet(path, path), trim), path)
+        originals = _parquet_names(path)
+        names = [_normalise(name) for name in originals]
+        _check_unique(originals, names, path)
+        wanted = None
+        if columns is not None:  # at least one column, for the number of rows
+            wanted = [o for o, n in zip(originals, names, strict=True) if n in columns] or originals[:1]
+        frame = _normalise_names(_parquet_rows(_read_parquet(path, path, wanted), trim), path)
         size, sha256 = digest.result()
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, sha256, frame.height, "parquet", None)
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, columns=tuple(names))
+
+
+def read_rows(path: str, rows: pl.Series, *, trim: bool = True) -> pl.DataFrame:
+    """Whole rows of a Parquet file, every column, as :func:`read_table` reads them.
+
+    For the few rows (rejected ones) whose every value is wanted after the file was read for some
+    columns only: the file is streamed, a chunk at a time, and only these rows are kept.
+
+    Args:
+        path: A Parquet file :func:`read_table` has read.
+        rows: ``source_row`` numbers (1-based).
+        trim: As for :func:`read_table`.
+
+    Returns:
+        Those rows in file order: the file's columns (normalised names), then ``source_row``.
+
+    Raises:
+        InputDataError: the file cannot be read as Parquet.
+    """
+    originals = _parquet_names(path)
+    try:
+        frame = (
+            pl.scan_parquet(path)
+            .with_row_index("__source_row", offset=1)
+            .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+            .collect(engine="streaming")
+        )
+    except Exception as exc:  # polars raises several kinds for a corrupt file
+        raise _not_parquet(exc, path) from exc
+    frame = _parquet_rows(frame.drop("__source_row"), trim).with_columns(
+        frame["__source_row"].cast(pl.Int64).alias(SOURCE_ROW)
+    )
+    return frame.rename({o: _normalise(o) for o in originals})
+
+
+def _parquet_names(path: str) -> list[str]:
+    """A Parquet file's column names, from its footer."""
+    try:
+        return list(pl.read_parquet_schema(path))
+    except Exception as exc:  # polars raises several kinds for a corrupt file
+        raise _not_parquet(exc, path) from exc
 
 
 def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
@@ -285,7 +342,7 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         )
         .drop("__source_row")
     )
-    return frame, InputFile(path, size, digest, rows, "parquet", None)
+    return frame, InputFile(path, size, digest, rows, "parquet", None, columns=tuple(names))
 
 
 def _no_header(path: str, what: str) -> InputDataError:
@@ -297,9 +354,9 @@ def _no_header(path: str, what: str) -> InputDataError:
     )
 
 
-def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
+def _read_parquet(source: str | io.BytesIO, path: str, columns: list[str] | None = None) -> pl.DataFrame:
     try:
-        return pl.read_parquet(source)
+        return pl.read_parquet(source, columns=columns)
     except Exception as exc:  # polars raises several kinds for a corrupt file
         raise _not_parquet(exc, path) from exc
 

@@ -16,7 +16,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_table, scan_table
+from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_rows, read_table, scan_table
 from elo_batch.text import closest_hint
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
@@ -177,15 +177,22 @@ def load_games(
     absent_by_file: list[set[str]] = []
     offset = 0
     for path in found:
-        reader = scan_table if stream else read_table
-        frame, info = reader(path, encoding=encoding, trim=False)  # trimmed by the checks, where needed
-        files.append(info)
-        good, bad, missing = _check_file(frame, path, fractional_ratings, trimmed=info.encoding != "parquet")
+        frame: pl.DataFrame | pl.LazyFrame
+        if stream:
+            frame, info = scan_table(path, encoding=encoding, trim=False)  # the plans read what they use
+        else:  # the game columns only (Parquet): a column nobody uses is never read
+            frame, info = read_table(path, encoding=encoding, trim=False, columns=_GAME_COLUMNS)
+        files.append(info)  # text trimmed by the checks, where needed
+        good, bad, missing = _check_file(
+            frame, path, fractional_ratings, trimmed=info.encoding != "parquet", file_columns=info.columns
+        )
         good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
         if stream:
             plans.append((good, bad))
         else:  # check the file now, and let its raw rows go
             good_rows, bad_rows = pl.collect_all([good, bad])
+            if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+                bad_rows = _whole_raw(bad_rows, path)
             checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
@@ -236,14 +243,32 @@ def _parquet_rows(path: str) -> int:
         return 0
 
 
+def _whole_raw(rejected: pl.DataFrame, path: str) -> pl.DataFrame:
+    """Rejected rows of a file read for some columns only, with ``raw`` made from every column."""
+    whole = read_rows(path, rejected[c.SOURCE_ROW])  # trimmed, as the checks trim
+    raw = whole.select(c.SOURCE_ROW, _raw([n for n in whole.columns if n != c.SOURCE_ROW]))
+    return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
+
+
+def _raw(columns: list[str]) -> pl.Expr:
+    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text."""
+    return pl.struct(pl.col(columns).cast(pl.String)).struct.json_encode().alias(c.RAW)
+
+
 def _check_file(
-    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool
+    table: pl.DataFrame | pl.LazyFrame,
+    path: str,
+    fractional: bool,
+    *,
+    trimmed: bool,
+    file_columns: tuple[str, ...] = (),
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
-    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written)."""
+    the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written).
+    ``file_columns``: every column of the file, read or not, for the messages (default: the table's)."""
     schema = table.collect_schema()
-    frame = pl.DataFrame(schema=schema)  # the columns, for the messages
-    names = set(frame.columns)
+    names = set(schema.names())
+    frame = pl.DataFrame(schema=dict.fromkeys(file_columns, pl.String) if file_columns else schema)  # for messages
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
@@ -332,7 +357,7 @@ def _check_file(
             few(token.is_in(list(forfeit_tokens))).alias("forfeit"),
         )
     )
-    original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
     bad = (
         flagged.filter(pl.col("__failed").is_not_null())
         .with_columns(few.restore())
@@ -345,7 +370,7 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            pl.struct(pl.col(original).cast(pl.String)).struct.json_encode().alias(c.RAW),
+            _raw(original),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(

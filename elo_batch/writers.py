@@ -101,7 +101,7 @@ def write_period(
         with FolderSwap(Path(out), period) as swap:
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
+                rows = write_table(frame, target, fmt, csv_formulas)
                 written[name] = str(partition_dir(out, name, period) / target.name)
                 objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
