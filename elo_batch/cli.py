@@ -548,10 +548,10 @@ def import_pgn_command(
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
-        from elo_batch.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
+        from elo_batch.pgn import import_pgn  # python-chess: imported by this command only (0.05 s per start)
 
-        games, report = read_pgn(files)
-        _report(report.lines(), write_games(games, out, csv_formulas=csv_formulas.value), games.height)  # type: ignore[arg-type]
+        report = import_pgn(files, out, csv_formulas=csv_formulas.value)  # type: ignore[arg-type]
+        _report(report.lines(), out, report.games)
 
     _guard(work)
 

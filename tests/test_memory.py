@@ -6,12 +6,13 @@ Memory itself is measured by ``benchmarks/memory.py``; these tests pin the behav
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from elo_batch import readers
+from elo_batch import pgn, pgnsource, readers
 from elo_batch.errors import InputDataError
 from elo_batch.validate import load_games
 
@@ -81,3 +82,117 @@ def test_a_missing_column_message_names_the_columns_that_were_not_read(tmp_path)
     message = str(caught.value)
     assert "missing column white_id; the file has columns whiteid, black_id, result, date" in message
     assert "did you mean 'whiteid' for 'white_id'?" in message
+
+
+# --- PGN: streamed game by game; zip archives refused past their limits ---------------------------
+GAME = '[Event "Open"]\n[Date "2025.11.05"]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n'
+
+
+def _bomb(path: Path, inflated: int = 2 << 20) -> Path:
+    """A zip of one member: ``inflated`` bytes of one game repeated (deflate: over 200 times smaller)."""
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        archive.writestr("games.pgn", (GAME * (inflated // len(GAME) + 1))[:inflated])
+    return path
+
+
+def test_a_zip_bomb_is_refused_before_it_is_inflated(cli, tmp_path: Path) -> None:
+    archive = _bomb(tmp_path / "bomb.zip")
+    out = tmp_path / "games.parquet"
+
+    result = cli("import", "pgn", archive, "-o", out)
+
+    assert result.exit_code == 65
+    assert f"{archive}: member 'games.pgn' would inflate from " in result.stderr
+    assert "to 2.0 MiB (" in result.stderr and "PGN text compresses at most about 100 times" in result.stderr
+    assert "Hint: the archive looks like a zip bomb and was not read. If you trust it, unzip it" in result.stderr
+    assert not out.exists()
+
+
+def test_an_archive_inflating_past_the_total_limit_is_refused(cli, tmp_path: Path, monkeypatch) -> None:
+    """Many small members, each under the ratio check, add up: the total is limited too."""
+    monkeypatch.setattr(pgnsource, "MAX_INFLATED", 4 * len(GAME))
+    archive = tmp_path / "many.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for number in range(5):
+            z.writestr(f"{number}.pgn", GAME)
+
+    result = cli("import", "pgn", archive, "-o", tmp_path / "games.parquet")
+
+    assert result.exit_code == 65
+    assert f"the archive's .pgn members would inflate to {5 * len(GAME)} bytes, more than the" in result.stderr
+
+
+def test_an_archive_compressed_otherwise_than_deflate_is_refused(cli, tmp_path: Path) -> None:
+    archive = tmp_path / "bz.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_BZIP2) as z:
+        z.writestr("games.pgn", GAME)
+
+    result = cli("import", "pgn", archive, "-o", tmp_path / "games.parquet")
+
+    assert result.exit_code == 65
+    assert "member 'games.pgn' is compressed with method 12, not deflate" in result.stderr
+
+
+def test_a_damaged_member_is_bad_input(cli, tmp_path: Path) -> None:
+    archive = tmp_path / "damaged.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as z:
+        z.writestr("games.pgn", GAME * 3)
+    data = archive.read_bytes()
+    archive.write_bytes(data.replace(b"Open", b"Opem", 1))  # the stored text no longer fits its CRC
+
+    result = cli("import", "pgn", archive, "-o", tmp_path / "games.parquet")
+
+    assert result.exit_code == 65
+    assert "not a readable zip archive (Bad CRC-32 for file 'games.pgn')" in result.stderr
+
+
+def test_games_are_read_and_written_a_batch_at_a_time(cli, tmp_path: Path, monkeypatch) -> None:
+    """Five games in batches of two: the same table as in one batch (game numbers run on)."""
+    pgn_file = tmp_path / "five.pgn"
+    pgn_file.write_text(GAME * 5, encoding="utf-8")
+    whole, _ = pgn.read_pgn([str(pgn_file)])
+    monkeypatch.setattr(pgn, "BATCH_GAMES", 2)
+    out = tmp_path / "games.parquet"
+
+    result = cli("import", "pgn", pgn_file, "-o", out)
+
+    assert result.exit_code == 0, result.output
+    assert "5 games read from 1 source(s); 1 event(s), 2 player(s)" in result.stderr
+    written = pl.read_parquet(out)
+    assert written.equals(whole)
+    assert written["game_id"].to_list() == [f"five.pgn#{n}" for n in range(1, 6)]
+
+
+def test_a_pgn_mixing_utf8_and_windows_1252_keeps_every_name(tmp_path: Path) -> None:
+    pgn_file = tmp_path / "mixed.pgn"
+    pgn_file.write_bytes(GAME.replace("A", "Müller").encode("utf-8") + GAME.replace("A", "Müller").encode("cp1252"))
+
+    games, _ = pgn.read_pgn([str(pgn_file)])
+
+    assert games["white_name"].to_list() == ["Müller", "Müller"]
+
+
+@pytest.mark.parametrize(
+    ("full_in", "message"),
+    [("elo-batch-pgn-", "cannot write the temporary games files"), (".games.parquet.", "cannot write the games file")],
+    ids=["temporary", "output"],
+)
+def test_a_full_disk_while_streaming_the_games_is_an_output_error(
+    cli, tmp_path: Path, monkeypatch, full_in: str, message: str
+) -> None:
+    pgn_file = tmp_path / "one.pgn"
+    pgn_file.write_text(GAME, encoding="utf-8")
+    real = pl.LazyFrame.sink_parquet
+
+    def full(self, path, **kwargs):
+        if full_in in str(path):
+            raise pl.exceptions.ComputeError("parquet: underlying IO error: No space left on device (os error 28)")
+        return real(self, path, **kwargs)
+
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", full)
+
+    result = cli("import", "pgn", pgn_file, "-o", tmp_path / "games.parquet")
+
+    assert result.exit_code == 73
+    assert f"{message} (No space left on device (os error 28))" in result.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["one.pgn"]  # no temporary file left
