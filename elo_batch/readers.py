@@ -11,28 +11,26 @@ from __future__ import annotations
 
 import codecs
 import concurrent.futures
-import csv
+import dataclasses
 import glob
 import hashlib
 import io
 import os
 import re
 from collections.abc import Collection
-from dataclasses import dataclass
 
 import polars as pl
 import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError
-from elo_batch.formulas import ID_COLUMNS, unescape, unescape_name
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
 PARQUET_SUFFIXES = (".parquet", ".pq")
 SEPARATORS = (",", ";", "\t", "|")
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class InputFile:
     """One input file as read: what the manifest records about it.
 
@@ -194,31 +192,28 @@ def read_table(
             Parquet file, or two columns have the same normalised name.
         UsageError: ``encoding`` is not an encoding Python knows.
     """
+    from elo_batch.csvfile import read_csv_file  # which reads with this module's helpers
+
     try:
         with open(path, "rb") as handle:
             if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
                 return _read_parquet_file(path, trim, columns)
             handle.seek(0)
-            data = handle.read()
+            if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
+                data = handle.read()
+                if not data.strip():
+                    raise _no_header(
+                        path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines"
+                    )
+                _read_parquet(io.BytesIO(data), path)  # says what is wrong
+        table = read_csv_file(path, encoding)  # never whole in memory as bytes or text
     except OSError as exc:
         raise unreadable(exc, path) from exc
-    digest = hashlib.sha256(data).hexdigest()
-    if not data.strip():
-        raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
-    blank = 0
-    if path.lower().endswith(PARQUET_SUFFIXES):  # not a Parquet file (it does not start with PAR1)
-        frame = _parquet_rows(_read_parquet(io.BytesIO(data), path), trim)
-        used_encoding, separator = "parquet", None
-    else:
-        text, used_encoding = _decode(data, path, encoding)
-        if not text.strip():
-            raise _no_header(path, "the file holds only blank lines")
-        text, separator = _separator(text)
-        frame, blank = _read_csv(text, separator, path)
-    frame = _normalise_names(frame, path)
+    frame = _normalise_names(table.frame, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
     names = tuple(name for name in frame.columns if name not in (RAGGED, SOURCE_ROW, SOURCE_FILE))
-    return frame, InputFile(path, len(data), digest, frame.height, used_encoding, separator, blank, columns=names)
+    info = InputFile(path, table.size, table.sha256, frame.height, table.encoding, table.separator, table.blank_rows)
+    return frame, dataclasses.replace(info, columns=names)
 
 
 def _read_parquet_file(path: str, trim: bool, columns: Collection[str] | None) -> tuple[pl.DataFrame, InputFile]:
@@ -449,138 +444,6 @@ def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError, tried: str) 
 
 def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
-
-
-def _separator(text: str) -> tuple[str, str]:
-    """(text without an Excel ``sep=`` line, separator): that line's, else the header's most frequent."""
-    end = text.find("\n")  # the first line alone: a partition would copy the whole file
-    first = text if end < 0 else text[:end]
-    named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
-    if named:
-        return "" if end < 0 else text[end + 1 :], named.group(1)
-    counts = {sep: _count_outside_quotes(first, sep) for sep in SEPARATORS}
-    best = max(SEPARATORS, key=lambda sep: counts[sep])
-    return text, best if counts[best] else ","
-
-
-def _count_outside_quotes(line: str, sep: str) -> int:
-    return len(re.sub(r'"[^"]*"', "", line).split(sep)) - 1
-
-
-def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int]:
-    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped)."""
-    if "\r" in text and "\n" not in text:  # classic Mac line ends
-        text = text.replace("\r", "\n")
-    header = _header(text, separator, path)
-    data = text.encode("utf-8")
-    try:
-        frame = pl.read_csv(
-            data,
-            separator=separator,
-            new_columns=header,
-            infer_schema=False,
-            raise_if_empty=False,
-            truncate_ragged_lines=True,
-        )
-        fields = _field_counts(text, data, separator, frame.height)
-    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
-        fields = None
-    if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
-        frame, fields = _read_csv_python(text, separator, header, path)
-    trimmed = [_cell(name) for name in header]
-    frame = frame.with_columns(
-        *[pl.when(cell.str.len_bytes() > 0).then(cell).alias(name) for cell, name in zip(trimmed, header, strict=True)],
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
-        fields.alias(RAGGED),
-    )
-    is_blank = pl.all_horizontal(pl.col(header).is_null())
-    blank = frame.filter(is_blank).height
-    if blank:
-        frame = frame.filter(~is_blank)
-    width = len(header)
-    if frame.filter(pl.col(RAGGED) != width).height:
-        reason = pl.format(
-            f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
-            f"{separator!r} must be in double quotes.",
-            pl.col(RAGGED),
-            pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-        )
-        spans_lines = pl.any_horizontal(pl.col(header).str.contains("\n", literal=True))
-        reason = (
-            pl.when(spans_lines)
-            .then(
-                pl.format(
-                    "{} A quoted value in it runs over {} lines: is a closing quote missing?",
-                    reason,
-                    pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
-                )
-            )
-            .otherwise(reason)
-        )
-        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank
-    return frame.drop(RAGGED), blank
-
-
-def _cell(name: str) -> pl.Expr:
-    """A CSV column's cells trimmed, with the formula escape of elo-batch's CSV writers undone (player
-    ids are never escaped; see :mod:`elo_batch.formulas`)."""
-    trimmed = pl.col(name).str.strip_chars()
-    return trimmed if _normalise(name) in ID_COLUMNS else unescape(trimmed)
-
-
-def _header(text: str, separator: str, path: str) -> list[str]:
-    """Header names (a formula escape undone); unnamed columns (a trailing separator) are called
-    ``column_<n>``."""
-    first = text[: text.find("\n") + 1] if "\n" in text else text
-    if first.count('"') % 2:  # a quoted name with a line break in it
-        first = text
-    try:
-        names = next(csv.reader(io.StringIO(first, newline=""), delimiter=separator))
-    except (csv.Error, StopIteration) as exc:
-        raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
-    names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
-    _check_unique(names, [_normalise(name) for name in names], path)
-    return names
-
-
-#: A character no text file holds, used as the separator to read whole lines.
-_UNIT_SEPARATOR = "\x1f"
-
-
-def _field_counts(text: str, data: bytes, separator: str, rows: int) -> pl.Series | None:
-    """Fields per data row (0 for a blank line), or None when the counts do not line up with ``rows``."""
-    if '"' not in text and _UNIT_SEPARATOR not in text:  # no quoting: a line is a row, fields = separators + 1
-        lines = pl.read_csv(
-            data,
-            has_header=False,
-            separator=_UNIT_SEPARATOR,
-            quote_char=None,
-            new_columns=["line"],
-            infer_schema=False,
-            raise_if_empty=False,
-        )["line"].slice(1)
-        counts = pl.select(
-            pl.when(lines.is_not_null()).then(lines.str.count_matches(separator, literal=True) + 1).otherwise(0)
-        ).to_series()
-    else:
-        try:
-            counts = pl.Series([len(row) for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)])
-        except csv.Error:
-            return None
-        counts = counts.slice(1)
-    return counts.cast(pl.Int64) if counts.len() == rows else None
-
-
-def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, pl.Series]:
-    """Python's csv module for files whose rows polars splits differently or refuses."""
-    try:
-        body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
-    except csv.Error as exc:
-        raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
-    columns = {
-        name: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i, name in enumerate(header)
-    }
-    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), pl.Series([len(row) for row in body])
 
 
 #: Column set by the CSV reader on rows whose field count differs from the header's: the reason.
