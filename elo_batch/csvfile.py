@@ -1,51 +1,39 @@
-"""Reading one CSV file in bounded memory: encoding, separator, header, rows, ragged rows; no rating rules.
+"""Reading one CSV file in bounded memory: separator, header, rows, ragged rows; no rating rules.
 
-The file is never held whole as bytes or text. Streamed passes over it, a block at a time, hash it and
-check its encoding; a file that is not UTF-8 (or has classic Mac line ends) is transcoded, a block at a
-time, into a temporary UTF-8 file. Polars reads the UTF-8 file itself (every cell as text), the fields
-of each line are counted from the file too, and the cells are then trimmed a column at a time. A run
-holds about the frame (some twice the file's size) and one column more.
+The file is never held whole as bytes or text (:mod:`elo_batch.textfile` hashes it, checks its
+encoding and makes a UTF-8 copy of a file that is not UTF-8). Polars reads the UTF-8 file itself,
+every cell as text and only the columns asked for; the fields of each line are counted from the file
+too; the cells are trimmed a column at a time. The whole of a row (the ``raw`` of a rejected row, the
+reason of a ragged one) is read again for those rows only (:func:`read_csv_rows`).
 
 What is read, and every message, is as :func:`elo_batch.readers.read_table` describes.
 """
 
 from __future__ import annotations
 
-import codecs
+import contextlib
 import csv
 import functools
-import hashlib
 import io
 import itertools
 import operator
 import os
 import re
-import tempfile
-from collections.abc import Iterator
+from array import array
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
+from elo_batch import textfile
 from elo_batch.columns import SOURCE_ROW
-from elo_batch.errors import InputDataError, UsageError
+from elo_batch.errors import InputDataError
 from elo_batch.formulas import ID_COLUMNS, unescape, unescape_name
-from elo_batch.readers import (
-    _BINARY,
-    _UTF8_SEQUENCE,
-    RAGGED,
-    SEPARATORS,
-    _check_unique,
-    _no_header,
-    _normalise,
-)
+from elo_batch.readers import RAGGED, SEPARATORS, _check_unique, _normalise
 
-#: Bytes read at a time.
-BLOCK = 1 << 22
 #: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
 PYTHON_ROWS = 100_000
-#: A character no text file holds, used as the separator to read whole lines.
-_UNIT_SEPARATOR = "\x1f"
 
 
 @dataclass(frozen=True)
@@ -53,232 +41,136 @@ class CsvTable:
     """One CSV file as read.
 
     Attributes:
-        frame: Every cell as trimmed text (empty = null), the header's names (unnormalised),
-            ``source_row`` and, when a row has more or fewer fields than the header, ``__ragged__``.
-        size: Bytes. sha256: Hex digest of the bytes. encoding: The text encoding used.
+        frame: The columns read, every cell as trimmed text (empty = null), under the header's names
+            (not normalised); ``source_row``; and, when a row has more or fewer fields than the header,
+            ``__ragged__`` (the reason).
+        header: Every column's name, read or not.
+        text: The file's size, hash and encoding.
         separator: The field separator. blank_rows: Blank lines skipped.
     """
 
     frame: pl.DataFrame
-    size: int
-    sha256: str
-    encoding: str
+    header: tuple[str, ...]
+    text: textfile.TextFile
     separator: str
     blank_rows: int
 
-
-@dataclass
-class _Text:
-    """What a decoding pass found in the text."""
-
-    quote: bool = False
-    unit: bool = False
-    line_feed: bool = False
-    carriage_return: bool = False
-    text: bool = False
-    nul_line: int | None = None
+    @property
+    def encoding(self) -> str:
+        """The encoding as the manifest records it (``utf-8-sig``: UTF-8 with a byte-order mark)."""
+        return "utf-8-sig" if self.text.skip else self.text.codec
 
 
-class _BadByte(Exception):
-    def __init__(self, byte: int, line: int) -> None:
-        self.byte, self.line = byte, line
+@dataclass(frozen=True)
+class _Layout:
+    """Where a UTF-8 file's rows are: ``skip`` characters before the header (an Excel ``sep=`` line)."""
+
+    source: str
+    path: str
+    separator: str
+    skip: int
+    header: list[str]
+    quoted: bool  # it holds a quote or a unit separator: its lines are not always its rows
+
+    def scan(self) -> pl.LazyFrame:
+        """The rows as polars reads them (header as given, every cell as text)."""
+        return pl.scan_csv(
+            self.source,
+            separator=self.separator,
+            new_columns=self.header,
+            infer_schema=False,
+            raise_if_empty=False,
+            truncate_ragged_lines=True,
+            skip_rows=1 if self.skip else 0,
+        )
 
 
-def read_csv_file(path: str, encoding: str | None) -> CsvTable:
+def read_csv_file(path: str, encoding: str | None, columns: Collection[str] | None = None) -> CsvTable:
     """Read a CSV file (see :func:`elo_batch.readers.read_table` for what is deliberate).
+
+    Args:
+        path: The file.
+        encoding: Force a text encoding.
+        columns: Normalised names of the columns to read (the others cost no memory); None: all.
 
     Raises:
         OSError: the file cannot be read (the caller names it).
         InputDataError: no header, not text in a known encoding, binary, or two columns of one name.
         UsageError: ``encoding`` is not an encoding Python knows.
     """
-    size, sha256, head, nonblank = _hash(path)
-    if not nonblank:
-        raise _no_header(path, "the file is empty (0 bytes)" if size == 0 else "the file holds only blank lines")
-    name, skip, found = _encoding(path, head, encoding)
-    if not found.text:
-        raise _no_header(path, "the file holds only blank lines")
-    mac = found.carriage_return and not found.line_feed
-    temporary = None
+    text = textfile.check(path, encoding)
+    with _utf8(path, text) as layout:
+        keep = [i for i, name in enumerate(layout.header) if columns is None or _normalise(name) in columns] or [0]
+        frame, fields, python = _rows(layout, keep)
+        blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
+        frame, blank = _cells(frame, fields["fields"], blank_lines)
+        if RAGGED in frame.columns:  # the reasons, from the whole rows
+            frame = _ragged_reasons(frame, layout, python)
+    return CsvTable(frame, tuple(layout.header), text, layout.separator, blank)
+
+
+def read_csv_rows(path: str, encoding: str | None, rows: pl.Series) -> pl.DataFrame:
+    """Whole rows of a CSV file, every column, as :func:`read_csv_file` reads them (cells trimmed),
+    with their ``source_row``; for the few rows whose every value is wanted after the file was read for
+    some columns only. The file is streamed and only these rows are kept.
+
+    Raises:
+        As :func:`read_csv_file`.
+    """
+    text = textfile.check(path, encoding)
+    with _utf8(path, text) as layout:
+        counts = _field_counts(layout, with_blank=False)
+        try:
+            python = counts is None or counts["fields"].len() != layout.scan().select(pl.len()).collect().item()
+        except pl.exceptions.PolarsError:  # as when the file was read
+            python = True
+        return _trimmed(_whole_rows(layout, rows, python))
+
+
+def _trimmed(whole: pl.DataFrame) -> pl.DataFrame:
+    """Whole rows (with ``source_row``) with their cells as :func:`_cells` makes them."""
+    return _cells(whole.drop(SOURCE_ROW), None, None)[0].with_columns(whole[SOURCE_ROW])
+
+
+@contextlib.contextmanager
+def _utf8(path: str, text: textfile.TextFile) -> Iterator[_Layout]:
+    """The file's layout, read from the file itself when it is UTF-8, else from a temporary UTF-8 copy
+    (removed on leaving)."""
+    temporary = None if text.utf8 else textfile.transcode(path, text)
     try:
-        if mac or codecs.lookup(name).name != "utf-8":  # polars reads UTF-8 only
-            temporary = _transcode(path, name, skip, mac)
-        source = temporary or path
-        frame, separator, blank = _read(source, found.quote or found.unit, path)
+        yield _layout(temporary or path, path, text.found.quote or text.found.unit)
     finally:
         if temporary:
             os.remove(temporary)
-    return CsvTable(frame, size, sha256, "utf-8-sig" if skip else name, separator, blank)
 
 
-def _hash(path: str) -> tuple[int, str, bytes, bool]:
-    """(bytes, SHA-256, the first bytes, whether any byte is not whitespace)."""
-    digest, size, head, nonblank = hashlib.sha256(), 0, b"", False
-    with open(path, "rb") as handle:
-        while block := handle.read(BLOCK):
-            digest.update(block)
-            head = head or block[:4]
-            size += len(block)
-            nonblank = nonblank or bool(block.strip())
-    return size, digest.hexdigest(), head, nonblank
-
-
-def _encoding(path: str, head: bytes, forced: str | None) -> tuple[str, int, _Text]:
-    """(codec, BOM bytes to skip, what the text holds): the forced encoding, else UTF-8 (BOM or not) or
-    UTF-16 with a BOM, else Windows-1252 when it reads every byte and nothing in the file is UTF-8."""
-    if forced:
-        try:
-            return forced, 0, _decode_pass(path, forced, 0)
-        except LookupError as exc:
-            raise UsageError(f"{forced!r} is not a text encoding", column="--encoding") from exc
-        except _BadByte as bad:
-            raise InputDataError(
-                f"byte 0x{bad.byte:02X} on line {bad.line} is not {forced}",
-                path=path,
-                hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
-            ) from None
-    for magic, kind in _BINARY.items():
-        if head.startswith(magic):
-            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export it as CSV text.")
-    name, skip = "utf-8", 0
-    if head.startswith(codecs.BOM_UTF8):
-        skip = len(codecs.BOM_UTF8)
-    elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        name = "utf-16"
-    try:
-        found = _decode_pass(path, name, skip)
-    except _BadByte as bad:
-        where = f"byte 0x{bad.byte:02X} on line {bad.line}"
-        if name == "utf-8" and not skip and _any_utf8(path):
-            raise InputDataError(
-                f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
-                path=path,
-                hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-                "--encoding (for example cp1252).",
-            ) from None
-        try:
-            name, skip, found = "cp1252", 0, _decode_pass(path, "cp1252", 0)
-        except _BadByte:
-            raise InputDataError(
-                f"the file is not UTF-8 or Windows-1252 text ({where})",
-                path=path,
-                hint="save it as UTF-8, or name its encoding with --encoding (for example latin-1).",
-            ) from None
-    if found.nul_line is not None:
-        raise InputDataError(
-            f"the file holds NUL characters (line {found.nul_line}): it is binary, or UTF-16 text without a "
-            "byte-order mark",
-            path=path,
-            hint="save it as UTF-8 CSV, or name its encoding with --encoding (for example utf-16-le).",
-        )
-    return name, skip, found
-
-
-def _decoded(path: str, name: str, skip: int) -> Iterator[str]:
-    """The text of the file's bytes after ``skip``, a block at a time.
-
-    Raises:
-        _BadByte: a byte is not ``name`` (its value and line).
-        LookupError: ``name`` is not a codec.
-    """
-    decoder = codecs.getincrementaldecoder(name)()
-    line_feeds = 0  # in the bytes given to the decoder so far
-    with open(path, "rb") as handle:
-        handle.seek(skip)
-        while True:
-            block = handle.read(BLOCK)
-            pending = decoder.getstate()[0]
-            try:
-                yield decoder.decode(block, final=not block)
-            except UnicodeDecodeError as exc:
-                before = line_feeds - pending.count(b"\n") + exc.object.count(b"\n", 0, exc.start)
-                raise _BadByte(exc.object[exc.start], before + 1) from None
-            if not block:
-                return
-            line_feeds += block.count(b"\n")
-
-
-def _decode_pass(path: str, name: str, skip: int) -> _Text:
-    found, line_feeds = _Text(), 0
-    for text in _decoded(path, name, skip):
-        found.quote = found.quote or '"' in text
-        found.unit = found.unit or _UNIT_SEPARATOR in text
-        found.line_feed = found.line_feed or "\n" in text
-        found.carriage_return = found.carriage_return or "\r" in text
-        found.text = found.text or bool(text.strip())
-        if found.nul_line is None and "\x00" in text:
-            found.nul_line = line_feeds + text.count("\n", 0, text.index("\x00")) + 1
-        line_feeds += text.count("\n")
-    return found
-
-
-def _any_utf8(path: str) -> bool:
-    """Whether two or more bytes of the file form a UTF-8 character."""
-    tail = b""
-    with open(path, "rb") as handle:
-        while block := handle.read(BLOCK):
-            if _UTF8_SEQUENCE.search(tail + block):
-                return True
-            tail = block[-3:]
-    return False
-
-
-def _transcode(path: str, name: str, skip: int, mac: bool) -> str:
-    """A temporary UTF-8 copy of the file (classic Mac line ends as line feeds); its path."""
-    handle, temporary = tempfile.mkstemp(prefix="elo-batch-", suffix=".csv")
-    with open(handle, "w", encoding="utf-8", newline="") as out:
-        for text in _decoded(path, name, skip):
-            out.write(text.replace("\r", "\n") if mac else text)
-    return temporary
-
-
-def _read(source: str, quoted: bool, path: str) -> tuple[pl.DataFrame, str, int]:
-    """(the rows, the separator, blank rows skipped) of a UTF-8 file; ``quoted``: it holds a quote or a
-    unit separator, so that its lines are not always its rows."""
-    first = _first_line(source)
+def _layout(source: str, path: str, quoted: bool) -> _Layout:
+    """The separator (an Excel ``sep=`` first line's, else the header's most frequent) and the header."""
+    first = _line(source, 0).rstrip("\n")
     named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
-    if named:
-        separator, skip = named.group(1), len(first) + 1  # the header is the next line
+    if named:  # the header is the next line
+        separator, skip = named.group(1), len(first) + 1
     else:
         counts = {sep: len(re.sub(r'"[^"]*"', "", first).split(sep)) - 1 for sep in SEPARATORS}
         best = max(SEPARATORS, key=lambda sep: counts[sep])
         separator, skip = best if counts[best] else ",", 0
-    header = _header(source, skip, separator, path)
-    frame: pl.DataFrame | None = None
-    try:
-        frame = pl.read_csv(
-            source,
-            separator=separator,
-            new_columns=header,
-            infer_schema=False,
-            raise_if_empty=False,
-            truncate_ragged_lines=True,
-            skip_rows=1 if named else 0,
-        )
-        fields = _field_counts(source, skip, separator, quoted, frame.height)
-    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
-        fields = None
-    if frame is None or fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
-        frame = None  # let polars' rows go first
-        frame, fields = _read_python(source, skip, separator, header, path)
-    rows, blank = _cells(frame, header, fields, separator)
-    return rows, separator, blank
+    return _Layout(source, path, separator, skip, _header(source, skip, separator, path), quoted)
 
 
 def _text_after(source: str, skip: int) -> io.TextIOWrapper:
-    """The file as text from character ``skip`` on (a BOM is not text), lines as written."""
+    """The file as text from character ``skip`` on (a BOM is not text), line ends as written."""
     handle = open(source, encoding="utf-8-sig", newline="")  # noqa: SIM115 (the caller closes it)
     handle.read(skip)
     return handle
 
 
-def _first_line(source: str) -> str:
-    """The first line, without its line feed (a line runs to a line feed, as polars reads lines)."""
+def _line(source: str, skip: int) -> str:
+    """The text from character ``skip`` up to and with the next line feed (as polars ends lines)."""
     parts = []
-    with _text_after(source, 0) as handle:
+    with _text_after(source, skip) as handle:
         while block := handle.read(1 << 16):
             end = block.find("\n")
-            parts.append(block if end < 0 else block[:end])
+            parts.append(block if end < 0 else block[: end + 1])
             if end >= 0:
                 break
     return "".join(parts)
@@ -287,14 +179,10 @@ def _first_line(source: str) -> str:
 def _header(source: str, skip: int, separator: str, path: str) -> list[str]:
     """Header names (a formula escape undone); unnamed columns (a trailing separator) are called
     ``column_<n>``. A quoted name may hold a line break."""
+    first = _line(source, skip)
     with _text_after(source, skip) as handle:
-        first = _first_line_of(handle)
-        if first.count('"') % 2:  # a quoted name with a line break in it: the csv module reads on
-            handle.seek(0)
-            handle.read(skip)
-            lines: Iterator[str] = handle
-        else:
-            lines = iter([first])
+        odd = first.count('"') % 2  # a quoted name with a line break: the csv module reads on
+        lines: Iterator[str] = handle if odd else io.StringIO(first, newline="")
         try:
             names = next(csv.reader(lines, delimiter=separator))
         except (csv.Error, StopIteration) as exc:
@@ -304,118 +192,174 @@ def _header(source: str, skip: int, separator: str, path: str) -> list[str]:
     return names
 
 
-def _first_line_of(handle: io.TextIOWrapper) -> str:
-    """The next line of ``handle`` with its line feed (the text up to and with the first line feed)."""
-    parts = []
-    while block := handle.read(1 << 16):
-        end = block.find("\n")
-        parts.append(block if end < 0 else block[: end + 1])
-        if end >= 0:
-            break
-    return "".join(parts)
+def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series], bool]:
+    """(the columns ``keep`` of every row, the fields per row and whether each line is blank, whether
+    Python's csv read them): polars, unless its rows are not those of Python's csv (a stray quote)."""
+    projected = len(keep) < len(layout.header)
+    frame: pl.DataFrame | None = None
+    try:
+        frame = layout.scan().select(pl.nth(keep)).collect()
+        fields = _field_counts(layout, with_blank=projected)
+        if fields is not None and fields["fields"].len() == frame.height:
+            return frame, fields, False
+    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
+        pass
+    frame = None
+    return *_read_python(layout, keep), True
 
 
-def _field_counts(source: str, skip: int, separator: str, quoted: bool, rows: int) -> pl.Series | None:
-    """Fields per data row (0 for a blank line), or None when the counts do not line up with ``rows``."""
-    if not quoted:  # no quoting: a line is a row, fields = separators + 1; counted by polars, streamed
+def _field_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] | None:
+    """Per data row: ``fields`` (0 for a blank line) and, ``with_blank``, ``blank`` (every cell is empty
+    or whitespace, read or not); None when Python's csv cannot read the file."""
+    if not layout.quoted:  # a line is a row, fields = separators + 1: counted by polars, streamed
         line = pl.col("line")
-        counts = (
+        cells = line.str.replace_all(layout.separator, "", literal=True).str.strip_chars()
+        stats = (
             pl.scan_csv(
-                source,
+                layout.source,
                 has_header=False,
-                separator=_UNIT_SEPARATOR,
+                separator=textfile.UNIT_SEPARATOR,
                 quote_char=None,
                 new_columns=["line"],
                 infer_schema=False,
                 raise_if_empty=False,
-                skip_rows=1 if skip else 0,
+                skip_rows=1 if layout.skip else 0,
             )
-            .select(pl.when(line.is_not_null()).then(line.str.count_matches(separator, literal=True) + 1).otherwise(0))
+            .select(
+                pl.when(line.is_not_null()).then(line.str.count_matches(layout.separator, literal=True) + 1)
+                .otherwise(0).cast(pl.Int64).alias("fields"),
+                *([(line.is_null() | (cells.str.len_bytes() == 0)).alias("blank")] if with_blank else []),
+            )
             .collect(engine="streaming")
-            .to_series()
             .slice(1)
-        )
-    else:
-        with _text_after(source, skip) as handle:
-            try:
-                counts = pl.Series(np.fromiter(map(len, csv.reader(handle, delimiter=separator)), dtype=np.int64))
-            except csv.Error:
-                return None
-        counts = counts.slice(1)
-    return counts.cast(pl.Int64) if counts.len() == rows else None
+        )  # fmt: skip
+        return {name: stats[name] for name in stats.columns}
+    counts, blanks = array("q"), array("b")
+    with _text_after(layout.source, layout.skip) as handle:
+        reader = csv.reader(handle, delimiter=layout.separator)
+        try:
+            if with_blank:
+                for row in reader:
+                    counts.append(len(row))
+                    blanks.append(not "".join(row).strip())
+            else:
+                counts.extend(map(len, reader))
+        except csv.Error:
+            return None
+    found = {"fields": pl.Series(np.frombuffer(counts, dtype=np.int64)).slice(1)}
+    if with_blank:
+        found["blank"] = pl.Series(np.frombuffer(blanks, dtype=np.int8)).cast(pl.Boolean).slice(1)
+    return found
 
 
-def _read_python(
-    source: str, skip: int, separator: str, header: list[str], path: str
-) -> tuple[pl.DataFrame, pl.Series]:
-    """Python's csv module for files whose rows polars splits differently or refuses, a batch of rows at
-    a time."""
-    frames, counts = [pl.DataFrame(schema=dict.fromkeys(header, pl.String))], []
-    with _text_after(source, skip) as handle:
-        reader = csv.reader(handle, delimiter=separator)
+def _python_rows(layout: _Layout) -> Iterator[list[list[str]]]:
+    """The data rows as Python's csv module reads them, :data:`PYTHON_ROWS` at a time.
+
+    Raises:
+        InputDataError: the csv module cannot read the file.
+    """
+    with _text_after(layout.source, layout.skip) as handle:
+        reader = csv.reader(handle, delimiter=layout.separator)
         try:
             next(reader, None)  # the header
             while body := list(itertools.islice(reader, PYTHON_ROWS)):
-                columns = {
-                    name: [row[i] if i < len(row) and row[i] != "" else None for row in body]
-                    for i, name in enumerate(header)
-                }
-                frames.append(pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)))
-                counts.append(pl.Series([len(row) for row in body], dtype=pl.Int64))
+                yield body
         except csv.Error as exc:
-            raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
-    return pl.concat(frames), pl.concat(counts) if counts else pl.Series([], dtype=pl.Int64)
+            raise InputDataError(f"not a readable CSV file ({exc})", path=layout.path) from exc
 
 
-def _cells(frame: pl.DataFrame, header: list[str], fields: pl.Series, separator: str) -> tuple[pl.DataFrame, int]:
-    """Cells trimmed (empty = null; a formula escape undone, ids aside), a column at a time so that the
-    frame is never held twice; blank rows skipped; ragged rows marked. (rows, blank rows)."""
-    for name in header:
+def _python_frame(body: list[list[str]], header: list[str], keep: list[int]) -> pl.DataFrame:
+    columns = {header[i]: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i in keep}
+    return pl.DataFrame(columns, schema=dict.fromkeys(columns, pl.String))
+
+
+def _read_python(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series]]:
+    """Python's csv module for files whose rows polars splits differently or refuses."""
+    frames = [_python_frame([], layout.header, keep)]
+    counts: list[pl.Series] = [pl.Series([], dtype=pl.Int64)]
+    blanks: list[pl.Series] = [pl.Series([], dtype=pl.Boolean)]
+    for body in _python_rows(layout):
+        frames.append(_python_frame(body, layout.header, keep))
+        counts.append(pl.Series([len(row) for row in body], dtype=pl.Int64))
+        blanks.append(pl.Series([not "".join(row).strip() for row in body], dtype=pl.Boolean))
+    return pl.concat(frames), {"fields": pl.concat(counts), "blank": pl.concat(blanks)}
+
+
+def _whole_rows(layout: _Layout, rows: pl.Series, python: bool) -> pl.DataFrame:
+    """Rows ``rows`` (source_row numbers), every column as read (untrimmed), and ``source_row``."""
+    wanted = rows.cast(pl.Int64).implode()
+    if not python:
+        return (
+            layout.scan()
+            .with_row_index("__row", offset=1)
+            .filter(pl.col("__row").cast(pl.Int64).is_in(wanted))
+            .with_columns(pl.col("__row").cast(pl.Int64).alias(SOURCE_ROW))
+            .drop("__row")
+            .collect(engine="streaming")
+        )
+    every = list(range(len(layout.header)))
+    frames, start, kept = [_python_frame([], layout.header, every)], 1, set(rows.to_list())
+    numbers: list[int] = []
+    for body in _python_rows(layout):
+        chosen = [row for number, row in enumerate(body, start) if number in kept]
+        numbers += [number for number in range(start, start + len(body)) if number in kept]
+        frames.append(_python_frame(chosen, layout.header, every))
+        start += len(body)
+    return pl.concat(frames).with_columns(pl.Series(SOURCE_ROW, numbers, dtype=pl.Int64))
+
+
+def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series | None) -> tuple[pl.DataFrame, int]:
+    """Cells trimmed (empty = null; a formula escape undone, ids aside), a column at a time and only
+    where a cell needs it, so that the frame is never held twice; blank rows skipped (every cell null,
+    and with ``blank_lines`` every cell not read empty too); rows whose ``fields`` differ from the
+    header's marked. (rows, blank rows)."""
+    names = frame.columns
+    for name in names:
         raw, identifier = pl.col(name), _normalise(name) in ID_COLUMNS
         changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
         if not frame.select((changes if identifier else changes | raw.str.starts_with("'")).any()).item():
             continue  # as read: no new column
         cell = raw.str.strip_chars() if identifier else unescape(raw.str.strip_chars())
         frame = frame.with_columns(pl.when(cell.str.len_bytes() > 0).then(cell).alias(name))
+    if fields is None:
+        return frame, 0
     frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW), fields.alias(RAGGED))
     blank = 0
-    if all(frame.get_column(name).null_count() for name in header):  # some rows may be blank: all cells null
-        blank_rows = functools.reduce(operator.and_, (frame.get_column(name).is_null() for name in header))
+    if all(frame.get_column(name).null_count() for name in names):  # some rows may be blank: all cells null
+        masks = [frame.get_column(name).is_null() for name in names]
+        blank_rows = functools.reduce(operator.and_, masks if blank_lines is None else [*masks, blank_lines])
         blank = int(blank_rows.sum())
     if blank:  # a column at a time, each freed once filtered
-        kept = ~blank_rows
-        filtered = {}
+        kept, filtered = ~blank_rows, {}
         for name in frame.columns:
             filtered[name] = frame.get_column(name).filter(kept)
             frame = frame.drop(name)
         frame = pl.DataFrame(filtered)
-    width = len(header)
+    return frame, blank
+
+
+def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.DataFrame:
+    """``__ragged__``: the reason for each row whose field count differs from the header's (null for
+    the others), worked out from the whole of those rows."""
+    width = len(layout.header)
     ragged = frame.get_column(RAGGED) != width
     if not ragged.any():
-        return frame.drop(RAGGED), blank
-    reasons = frame.filter(ragged).select(_ragged_reason(header, width, separator)).to_series()
-    marked = (
-        pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(RAGGED).scatter(ragged.arg_true(), reasons)
-    )
-    return frame.with_columns(marked), blank
-
-
-def _ragged_reason(header: list[str], width: int, separator: str) -> pl.Expr:
+        return frame.drop(RAGGED)
+    rows = frame.filter(ragged).select(SOURCE_ROW, RAGGED)
+    whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[RAGGED])
     reason = pl.format(
         f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
-        f"{separator!r} must be in double quotes.",
+        f"{layout.separator!r} must be in double quotes.",
         pl.col(RAGGED),
         pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
     )
-    spans_lines = pl.any_horizontal(pl.col(header).str.contains("\n", literal=True))
-    return (
+    cells = pl.col(layout.header)
+    spans_lines = pl.any_horizontal(cells.str.contains("\n", literal=True))
+    lines = pl.max_horizontal(cells.str.count_matches("\n", literal=True)) + 1
+    reasons = whole.select(
         pl.when(spans_lines)
-        .then(
-            pl.format(
-                "{} A quoted value in it runs over {} lines: is a closing quote missing?",
-                reason,
-                pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
-            )
-        )
+        .then(pl.format("{} A quoted value in it runs over {} lines: is a closing quote missing?", reason, lines))
         .otherwise(reason)
-    )
+    ).to_series()
+    marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(RAGGED)
+    return frame.with_columns(marked.scatter(ragged.arg_true(), reasons))

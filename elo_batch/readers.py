@@ -178,9 +178,9 @@ def read_table(
             else the file is refused.
         trim: Trim the text of Parquet String columns. False leaves it as written, for a caller that
             trims only what it reads (CSV cells are always trimmed: an empty cell is null).
-        columns: Normalised names of the columns a Parquet file is read for: the others are never
-            read (a wide column nobody uses costs no memory); :func:`read_rows` reads whole rows
-            later. None reads every column; a CSV file is always read whole.
+        columns: Normalised names of the columns to read: the others are never held (a wide column
+            nobody uses costs no memory); :func:`read_rows` reads whole rows later. None reads every
+            column.
 
     Returns:
         The table (normalised header names, text cells trimmed (Parquet text: with ``trim``), plus
@@ -206,13 +206,15 @@ def read_table(
                         path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines"
                     )
                 _read_parquet(io.BytesIO(data), path)  # says what is wrong
-        table = read_csv_file(path, encoding)  # never whole in memory as bytes or text
+        table = read_csv_file(path, encoding, columns)  # never whole in memory as bytes or text
     except OSError as exc:
         raise unreadable(exc, path) from exc
     frame = _normalise_names(table.frame, path)
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    names = tuple(name for name in frame.columns if name not in (RAGGED, SOURCE_ROW, SOURCE_FILE))
-    info = InputFile(path, table.size, table.sha256, frame.height, table.encoding, table.separator, table.blank_rows)
+    names = tuple(_normalise(name) for name in table.header)
+    info = InputFile(
+        path, table.text.size, table.text.sha256, frame.height, table.encoding, table.separator, table.blank_rows
+    )
     return frame, dataclasses.replace(info, columns=names)
 
 
@@ -233,23 +235,34 @@ def _read_parquet_file(path: str, trim: bool, columns: Collection[str] | None) -
     return frame, InputFile(path, size, sha256, frame.height, "parquet", None, columns=tuple(names))
 
 
-def read_rows(path: str, rows: pl.Series, *, trim: bool = True) -> pl.DataFrame:
-    """Whole rows of a Parquet file, every column, as :func:`read_table` reads them.
+def read_rows(path: str, rows: pl.Series, *, trim: bool = True, encoding: str | None = None) -> pl.DataFrame:
+    """Whole rows of a file, every column, as :func:`read_table` reads them.
 
     For the few rows (rejected ones) whose every value is wanted after the file was read for some
     columns only: the file is streamed, a chunk at a time, and only these rows are kept.
 
     Args:
-        path: A Parquet file :func:`read_table` has read.
+        path: A file :func:`read_table` has read.
         rows: ``source_row`` numbers (1-based).
-        trim: As for :func:`read_table`.
+        trim: As for :func:`read_table` (Parquet; CSV cells are always trimmed).
+        encoding: As for :func:`read_table` (CSV).
 
     Returns:
         Those rows in file order: the file's columns (normalised names), then ``source_row``.
 
     Raises:
-        InputDataError: the file cannot be read as Parquet.
+        InputMissingError, InputDataError: as :func:`read_table`.
     """
+    from elo_batch.csvfile import read_csv_rows
+
+    try:
+        with open(path, "rb") as handle:
+            parquet = handle.read(4) == b"PAR1"
+        if not parquet:
+            whole = read_csv_rows(path, encoding, rows)
+            return whole.rename({name: _normalise(name) for name in whole.columns if name != SOURCE_ROW})
+    except OSError as exc:
+        raise unreadable(exc, path) from exc
     originals = _parquet_names(path)
     try:
         frame = (

@@ -192,7 +192,7 @@ def load_games(
         else:  # check the file now, and let its raw rows go
             good_rows, bad_rows = pl.collect_all([good, bad])
             if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
-                bad_rows = _whole_raw(bad_rows, path)
+                bad_rows = _whole_raw(bad_rows, path, encoding)
             checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
@@ -243,9 +243,9 @@ def _parquet_rows(path: str) -> int:
         return 0
 
 
-def _whole_raw(rejected: pl.DataFrame, path: str) -> pl.DataFrame:
+def _whole_raw(rejected: pl.DataFrame, path: str, encoding: str | None) -> pl.DataFrame:
     """Rejected rows of a file read for some columns only, with ``raw`` made from every column."""
-    whole = read_rows(path, rejected[c.SOURCE_ROW])  # trimmed, as the checks trim
+    whole = read_rows(path, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
     raw = whole.select(c.SOURCE_ROW, _raw([n for n in whole.columns if n != c.SOURCE_ROW]))
     return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import pgn, pgnsource, readers
+from elo_batch import pgn, pgnsource, readers, validate
 from elo_batch.errors import InputDataError
 from elo_batch.validate import load_games
 
@@ -82,6 +82,60 @@ def test_a_missing_column_message_names_the_columns_that_were_not_read(tmp_path)
     message = str(caught.value)
     assert "missing column white_id; the file has columns whiteid, black_id, result, date" in message
     assert "did you mean 'whiteid' for 'white_id'?" in message
+
+
+# --- CSV: the game columns only, the whole row where it is wanted -------------------------------
+CSV_HEADER = "white_id,name,black_id,result,date,note"
+
+
+def _csv(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "games.csv"
+    path.write_text(f"{CSV_HEADER}\n{body}", encoding="utf-8")
+    return str(path)
+
+
+def test_a_csv_games_file_is_read_for_the_game_columns_only(tmp_path) -> None:
+    path = _csv(tmp_path, f'A,"Anna, {WIDE}",B,1-0,2025-11-03,x\n')
+
+    frame, info = readers.read_table(path, columns=validate._GAME_COLUMNS)
+
+    assert frame.columns == ["white_id", "black_id", "result", "date", "source_row", "source_file"]
+    assert info.columns == ("white_id", "name", "black_id", "result", "date", "note")
+
+
+@pytest.mark.parametrize("quoted", [False, True], ids=["plain", "quoted"])
+def test_rejected_csv_rows_keep_their_whole_row_and_a_row_of_ignored_cells_is_not_blank(tmp_path, quoted) -> None:
+    """Row 2 has only a name (not a blank line: rejected, not skipped); row 4 is blank (skipped)."""
+    name = '"Anna, A."' if quoted else "Anna"
+    games = load_games(
+        [_csv(tmp_path, f"A,{name},B,1-0,2025-11-03,x\n,{name},,,,\nA,{name},B,2-0,2025-11-04,y\n,,,,,\n")]
+    )
+
+    assert games.rejected.select("source_row", "column").rows() == [(2, "white_id"), (3, "result")]
+    assert json.loads(games.rejected["raw"][1]) == {
+        "white_id": "A", "name": name.strip('"'), "black_id": "B", "result": "2-0", "date": "2025-11-04", "note": "y",
+    }  # fmt: skip
+    assert (games.files[0].rows, games.files[0].blank_rows) == (3, 1)
+
+
+def test_an_unclosed_quote_in_an_ignored_column_is_named(tmp_path) -> None:
+    games = load_games([_csv(tmp_path, 'A,"Anna,B,1-0,2025-11-03,x\nA,Bob,B,1-0,2025-11-03,x\n')])
+
+    [reason] = games.rejected["reason"].to_list()
+    assert reason == (
+        "the row has 2 fields where the header has 6. Hint: a value that holds the separator ',' must be in double"
+        " quotes. A quoted value in it runs over 2 lines: is a closing quote missing?"
+    )
+
+
+def test_a_csv_in_windows_1252_gives_its_rejected_rows_whole(tmp_path) -> None:
+    path = tmp_path / "games.csv"
+    path.write_bytes(f"{CSV_HEADER}\nA,Müller,B,2-0,2025-11-03,x\n".encode("cp1252"))
+
+    games = load_games([str(path)])
+
+    assert json.loads(games.rejected["raw"][0])["name"] == "Müller"
+    assert games.files[0].encoding == "cp1252"
 
 
 # --- PGN: streamed game by game; zip archives refused past their limits ---------------------------
