@@ -314,6 +314,8 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     and with ``blank_lines`` every cell not read empty too); rows whose ``fields`` differ from the
     header's marked. (rows, blank rows)."""
     names = frame.columns
+    for index, name in enumerate(names):  # one chunk per column, a column at a time: polars would copy the
+        frame.replace_column(index, frame.get_column(name).rechunk())  # frame whole to align the new columns
     for name in names:
         raw, identifier = pl.col(name), _normalise(name) in ID_COLUMNS
         changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
