@@ -187,6 +187,12 @@ def _header(source: str, skip: int, separator: str, path: str) -> list[str]:
             names = next(csv.reader(lines, delimiter=separator))
         except (csv.Error, StopIteration) as exc:
             raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
+    if not names:
+        raise InputDataError(
+            "the header line is blank",
+            path=path,
+            hint="the first line must name the columns: remove the blank lines above it.",
+        )
     names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
     _check_unique(names, [_normalise(name) for name in names], path)
     return names

@@ -138,6 +138,16 @@ def test_a_csv_in_windows_1252_gives_its_rejected_rows_whole(tmp_path) -> None:
     assert games.files[0].encoding == "cp1252"
 
 
+def test_a_blank_first_line_is_bad_input_not_an_internal_error(cli, tmp_path: Path) -> None:
+    games = tmp_path / "games.csv"
+    games.write_text(f"\n{CSV_HEADER}\nA,Anna,B,1-0,2025-11-03,x\n", encoding="utf-8")
+
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out")
+
+    assert result.exit_code == 65
+    assert f"{games}: the header line is blank" in result.stderr
+
+
 # --- PGN: streamed game by game; zip archives refused past their limits ---------------------------
 GAME = '[Event "Open"]\n[Date "2025.11.05"]\n[White "A"]\n[Black "B"]\n[Result "1-0"]\n\n1. e4 e5 2. Nf3 1-0\n\n'
 
