@@ -32,7 +32,7 @@ from elo_batch.config import RunConfig, next_period
 from elo_batch.errors import InternalError
 from elo_batch.lifecycle import pool_first_ratings
 from elo_batch.names import unescape
-from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force, list_schema
+from elo_batch.ratinglist import LIST_SCHEMA, as_list_in_force, list_schema, unrate_below_floor
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
 
@@ -170,7 +170,9 @@ def rate_period(
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
+    rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
     listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    warnings = floor_warnings + warnings
     in_memory = isinstance(games.rows, pl.DataFrame)
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     list_rating = pl.concat([listed[c.RATING], pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)])
