@@ -1,21 +1,22 @@
 """FIDE's XML rating list read as a stream of ``<player>`` elements into text batches; no rating rules.
 
-``<playerslist><player><fideid>..</fideid>...</player>...`` (the combined XML is about 860 MB): a pull
-parser is fed the file a piece at a time and forgets each player once read, so memory holds one batch.
-A DOCTYPE or an entity declaration, which FIDE's file never has, is refused before parsing.
+``<playerslist><player><fideid>..</fideid>...</player>...`` (the combined XML is about 860 MB): expat is
+fed the file a piece at a time and hands each element to a target that keeps only the text of each
+player's child elements, so no tree is built and memory holds one batch. A DOCTYPE or an entity
+declaration, which FIDE's file never has, is refused before parsing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import IO, cast
+from typing import IO
 from xml.etree import ElementTree
 
 import polars as pl
 
 from elo_batch.errors import InputDataError
 
-#: Bytes fed to the parser at a time, and players per batch.
+#: Bytes fed to the parser at a time, and players per batch (at most: a feed may end a batch early).
 READ_BYTES = 16 * 2**20
 BATCH = 200_000
 _HINT = "give FIDE's XML list as downloaded."
@@ -24,7 +25,7 @@ _HINT = "give FIDE's XML list as downloaded."
 def player_batches(
     head: bytes, handle: IO[bytes], source: str, layout: Callable[[set[str]], dict[str, str]]
 ) -> Iterator[pl.DataFrame]:
-    """The players of an XML list, :data:`BATCH` at a time, as text columns.
+    """The players of an XML list, as text columns, a batch at a time.
 
     Args:
         head: The first bytes of the file, already read; ``handle`` the rest.
@@ -46,34 +47,26 @@ def player_batches(
             path=source,
             hint=_HINT,
         )
-    parser: ElementTree.XMLPullParser[ElementTree.Element] = ElementTree.XMLPullParser(events=("start", "end"))
+    players = _Players()
+    parser = ElementTree.XMLParser(target=players)
     tags: dict[str, str] = {}
-    columns: dict[str, list[object]] = {}
-    root: ElementTree.Element | None = None
-    players, data = 0, head
+    done, data = 0, head
     try:
         while data:
             parser.feed(data)
-            # only start and end events were asked for: each comes with its element
-            for event, element in cast(Iterator[tuple[str, ElementTree.Element]], parser.read_events()):
-                if root is None:
-                    root = _root(element, source)
-                if event != "end" or element.tag != "player":
-                    continue
-                values = {child.tag: (child.text or "").strip() for child in element}
-                if not tags:  # the first player tells the layout
-                    tags = layout(set(values))
-                    columns = {name: [] for name in ("__row", *tags.values())}
-                players += 1
-                columns["__row"].append(players)
-                for tag, name in tags.items():
-                    columns[name].append(values.get(tag, ""))
-                root.clear()  # the players read so far are forgotten
-                if players % BATCH == 0:
-                    yield _frame(columns)
-                    columns = {name: [] for name in columns}
             data = handle.read(READ_BYTES)
-        parser.close()
+            if not data:
+                parser.close()
+            if players.root not in (None, "playerslist"):
+                raise InputDataError(
+                    f"the XML's root is <{players.root}>, not FIDE's <playerslist>", path=source, hint=_HINT
+                )
+            while len(players.rows) >= (BATCH if data else 1):
+                rows, players.rows = players.rows[:BATCH], players.rows[BATCH:]
+                if not tags:  # the first player tells the layout
+                    tags = layout(set(rows[0]))
+                yield _frame(rows, tags, done)
+                done += len(rows)
     except ElementTree.ParseError as exc:
         line, column = exc.position
         raise InputDataError(
@@ -81,15 +74,41 @@ def player_batches(
             path=source,
             hint=_HINT + " An interrupted download ends mid-file.",
         ) from exc
-    if columns.get("__row"):
-        yield _frame(columns)
 
 
-def _root(element: ElementTree.Element, source: str) -> ElementTree.Element:
-    if element.tag != "playerslist":
-        raise InputDataError(f"the XML's root is <{element.tag}>, not FIDE's <playerslist>", path=source, hint=_HINT)
-    return element
+class _Players:
+    """The parser's target: the text of the children of each ``<player>`` under the root, as a dict."""
+
+    def __init__(self) -> None:
+        self.root: str | None = None
+        self.rows: list[dict[str, str]] = []
+        self._depth = 0
+        self._player: dict[str, str] | None = None
+        self._text: list[str] = []
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        if self._depth == 0:
+            self.root = tag
+        self._depth += 1
+        if self._depth == 2 and tag == "player":
+            self._player = {}
+        self._text = []
+
+    def data(self, data: str) -> None:
+        self._text.append(data)
+
+    def end(self, tag: str) -> None:
+        self._depth -= 1
+        if self._depth == 2 and self._player is not None:
+            self._player[tag] = "".join(self._text).strip()
+        elif self._depth == 1 and self._player is not None:
+            self.rows.append(self._player)
+            self._player = None
+
+    def close(self) -> None:
+        return None
 
 
-def _frame(columns: dict[str, list[object]]) -> pl.DataFrame:
-    return pl.DataFrame(columns, schema={name: pl.Int64 if name == "__row" else pl.String for name in columns})
+def _frame(rows: list[dict[str, str]], tags: dict[str, str], done: int) -> pl.DataFrame:
+    frame = pl.from_dicts(rows, schema=dict.fromkeys(tags, pl.String)).fill_null("").rename(tags)
+    return frame.select((pl.int_range(pl.len()) + done + 1).alias("__row"), *tags.values())
