@@ -579,7 +579,7 @@ def tournament_command(
 
 import_app = typer.Typer(
     name="import",
-    help="Convert PGN or TRF files into a games file (Parquet or CSV) for `elo-batch run`.",
+    help="Convert PGN or TRF files into a games file, or FIDE's list download into a rating list, for `elo-batch run`.",
     no_args_is_help=True,
 )
 app.add_typer(import_app)
@@ -632,6 +632,30 @@ def import_trf_command(
             month = months[0]
         games, report = read_trf(file, period=month)
         _report(report.lines(), write_games(games, out), games.height)
+
+    _guard(work)
+
+
+@import_app.command("fide-list")
+def import_fide_list_command(
+    file: Annotated[str, typer.Argument(help="FIDE's list download: TXT or XML, or its zip.", show_default=False)],
+    out: Annotated[
+        str,
+        typer.Option("-o", "--out", help="Rating list to write: .parquet or .csv (or s3://).", show_default=False),
+    ],
+    list_kind: Annotated[
+        ListChoice | None,
+        typer.Option("--list", help="Which rating of a combined list (default standard); a single list's own."),
+    ] = None,
+) -> None:
+    """FIDE's rating list (TXT or XML, zipped or not) as a --ratings list; FIDE's flag (i: inactive) passes through."""
+
+    def work() -> None:
+        from elo_batch.fidelist import read_fide_list
+
+        table, report = read_fide_list(file, list_kind=list_kind.value if list_kind else None)
+        print("\n".join(report.lines()), file=sys.stderr)
+        print(f"  written: {write_games(table, out, name='list')} ({table.height} players)", file=sys.stderr)
 
     _guard(work)
 

@@ -33,8 +33,9 @@ GAMES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def write_games(games: pl.DataFrame, out: str) -> str:
-    """Write the games table whole or not at all: CSV when ``out`` ends in ``.csv``, else Parquet (zstd).
+def write_games(games: pl.DataFrame, out: str, *, name: str = "games") -> str:
+    """Write the games table (or another imported table: ``name``) whole or not at all: CSV when ``out``
+    ends in ``.csv``, else Parquet (zstd).
 
     A local file is written beside its target and renamed into place, so a reader never sees half a
     file; an object-store URI (``s3://bucket/key``) is one PUT, which an object store makes visible
@@ -43,6 +44,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     Args:
         games: The imported games (one row per game).
         out: A file path (or ``file:`` URL) or an object-store URI.
+        name: What the table is, in messages: ``games``, or ``list`` for a rating list.
 
     Returns:
         ``out`` (a ``file:`` URL as the path it names).
@@ -54,7 +56,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     suffix = os.path.splitext(out.rstrip("/"))[1].lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise UsageError(
-            f"cannot tell the file type of {out!r}", column="-o", hint="name the output games.parquet or games.csv."
+            f"cannot tell the file type of {out!r}", column="-o", hint=f"name the output {name}.parquet or {name}.csv."
         )
     data = table_bytes(games, "csv" if suffix == ".csv" else "parquet")
     if objectstore.is_object_store(out):
@@ -72,7 +74,7 @@ def write_games(games: pl.DataFrame, out: str) -> str:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise OutputError(
-            f"cannot write the games file ({exc.strerror or exc})",
+            f"cannot write the {name} file ({exc.strerror or exc})",
             path=out,
             hint="check that the folder is writable and the disk has room.",
         ) from exc

@@ -34,7 +34,7 @@ from elo_batch.kernels import sums as sums_kernel
 from elo_batch.kernels.audit import audit
 from elo_batch.kernels.finish import finalize
 from elo_batch.kernels.sides import Chunk, RatedSides, rate_chunk
-from elo_batch.ratinglist import as_list_in_force
+from elo_batch.ratinglist import as_list_in_force, unrate_below_floor
 from elo_batch.rules.sets import RuleSet
 from elo_batch.validate import GamesInput
 
@@ -156,6 +156,7 @@ def rate_period(
         FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
+    rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
     prepared = prepass.prepare(games, rating_list, period, add_players_from_games=add_players_from_games)
     table = prepared.table
     block = _SUM_ROWS
@@ -201,6 +202,15 @@ def rate_period(
         )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
+    warnings = (*floor_warnings, *prepared.warnings)
     return PeriodResult(
-        period, rules, finished.ratings, audited, audit_rows, rejected, counts, prepared.warnings, unlisted
+        period,
+        rules,
+        finished.ratings,
+        audited,
+        audit_rows,
+        rejected,
+        counts,
+        warnings,
+        unlisted,
     )

@@ -634,16 +634,20 @@ class _ColumnReader:
         return pl.when(~bad).then(value), bad
 
     def rating(self, name: str) -> pl.Expr:
-        """The column as rating points (Float64), null when absent or empty."""
+        """The column as rating points (Float64), null when absent, empty or 0: a rating of 0 is "no
+        rating", as pairing programs export it and as TRF and PGN files write it."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Float64)
         if dtype == pl.String:
-            return self.text(name).cast(pl.Float64, strict=False)
-        return pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+            value = self.text(name).cast(pl.Float64, strict=False)
+        else:
+            value = pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+        return pl.when(value != 0).then(value)
 
     def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
-        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``."""
+        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``; 0 is no
+        rating (see :meth:`rating`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return []
@@ -702,7 +706,7 @@ class _ColumnReader:
             _Check(
                 name,
                 value.is_not_null() & rating_out_of_range(value),
-                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE}.", text),
+                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE} (0 or empty: no rating).", text),
             )
         )
         return checks
