@@ -22,6 +22,7 @@ table's schema; its rows of other periods read them as null.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import uuid
@@ -187,6 +188,12 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     try:
         for each, rows in planned.rows.items():
             added.append(_write_file(lake, path, each, rows))
+        rows_of = {action.path: json.loads(action.stats)["numRecords"] for action in added}
+        for action in [action for action in added if rows_of[action.path] == 0]:  # no file for no rows
+            (path / action.path).unlink()
+            with contextlib.suppress(OSError):  # the period's folder, when it holds nothing else
+                (path / action.path).parent.rmdir()
+            added.remove(action)
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(meta, default=str)})
         replaced = None if planned.whole else [(c.PERIOD, "=", period)]
         if is_table(path):
@@ -210,7 +217,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     found = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == meta.get("run_id"))
     if found is None:  # pragma: no cover - the commit just made is in the history
         raise OutputError("the commit just written is not in the table's history", path=str(path))
-    mine = [json.loads(action.stats)["numRecords"] for action in added if action.partition_values[c.PERIOD] == period]
+    mine = [rows_of[action.path] for action in added if action.partition_values[c.PERIOD] == period]
     return {"version": found[0], "rows": sum(mine), "files": [action.path for action in added]}
 
 

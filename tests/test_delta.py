@@ -296,19 +296,6 @@ def test_integer_then_text_ids_turn_the_tables_ids_into_text(cli, tmp_path: Path
     assert sorted(rows(out, "audit", "2025-11")["opponent_id"].to_list()) == ["1", "2"]
 
 
-def test_without_deltalake_the_run_is_a_usage_error(cli, tmp_path: Path, inputs, monkeypatch) -> None:
-    games, _ = inputs
-    monkeypatch.setitem(sys.modules, "deltalake", None)  # makes `import deltalake` raise ImportError
-    out = tmp_path / "out"
-
-    result = cli("run", games, "--period", "2025-11", "--out", out, "--table-format", "delta")
-
-    assert result.exit_code == 2
-    assert "option --table-format: --table-format delta needs the deltalake package" in result.stderr
-    assert "Hint: install elo-batch with Delta Lake support: pip install 'elo-batch[delta]'." in result.stderr
-    assert not out.exists()
-
-
 def test_the_api_writes_and_chains_delta_tables(tmp_path: Path) -> None:
     out = tmp_path / "out"
     games = pl.read_csv(ROOT / "sample_data" / "us-championship-2025-games.csv")
@@ -498,3 +485,22 @@ def test_the_chart_reads_a_delta_output_folder(cli, tmp_path: Path, inputs) -> N
 
     assert (lake.lists, lake.ratings, lake.labels, lake.name) == (hive.lists, hive.ratings, hive.labels, hive.name)
     assert lake.ratings == (2000, 2020, 2017)
+
+
+def test_file_statistics_are_the_rows_own(cli, tmp_path: Path) -> None:
+    games, ratings = (
+        ROOT / "sample_data" / "us-championship-2025-games.csv",
+        ROOT / "sample_data" / "ratings-2025-10.csv",
+    )
+    out = tmp_path / "out"
+    assert cli("run", games, "--ratings", ratings, "--period", "2025-10", "--out", out,
+               "--table-format", "delta").exit_code == 0  # fmt: skip
+
+    actions = pl.DataFrame(deltalake.DeltaTable(str(out / "audit")).get_add_actions(flatten=True))
+    audit = rows(out, "audit", "2025-10")
+
+    assert actions["num_records"].to_list() == [audit.height]
+    for column in ("player_id", "rating", "date", "source_row"):  # what readers skip files by
+        assert actions[f"min.{column}"].item() == audit[column].min(), column
+        assert actions[f"max.{column}"].item() == audit[column].max(), column
+    assert actions["null_count.reason"].item() == audit["reason"].null_count()
