@@ -40,7 +40,7 @@ import polars as pl
 from elo_batch import atomic, objectstore, outlock
 from elo_batch import columns as c
 from elo_batch.atomic import FolderSwap
-from elo_batch.deltafiles import HINT, KEY, commit, deltalake, is_table, own_commit, plan
+from elo_batch.deltafiles import HINT, KEY, Plan, commit, deltalake, is_table, own_commit, plan
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.writers import Companion
 
@@ -242,28 +242,45 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str, Any] | None, found: dict) -> str:
-    """Give ``path`` back the rows of ``period`` that its manifest names (none without a manifest)."""
+    """Give ``path`` back the rows of ``period`` that its manifest names (none without a manifest): the
+    files it names are read (a replaced file stays on disk until ``VACUUM``, whatever the log's
+    retention) and committed anew as the period's rows."""
     marker = {"period": period, "run_id": manifest.get("run_id") if manifest else None, "table": name}
     marker["repair"] = f"rolled back run {found.get('run_id')}, which no manifest names"
-    old = (manifest or {}).get("delta", {}).get(name, {}).get("version")
-    if old is None:
+    named = (manifest or {}).get("delta", {}).get(name)
+    if not isinstance(named, dict):
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(marker)})
         lake.DeltaTable(str(path)).delete(predicate(period), commit_properties=properties)
         return f"{path}: removed period {period}, left by a run killed before its manifest was written"
+    files = named.get("files")
+    inside = re.compile(rf"{c.PERIOD}={re.escape(period)}/[\w.-]+\.parquet")
+    if not isinstance(files, list) or not all(isinstance(file, str) and inside.fullmatch(file) for file in files):
+        raise OutputError(
+            f"the manifest of period {period} does not name files of this table ({files!r}); nothing was rolled back",
+            path=str(path),
+            hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
+        )
     try:
-        rows = pl.scan_delta(str(path), version=int(old)).filter(pl.col(c.PERIOD) == period)
-        then = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("period") == period, upto=int(old))
-        planned = plan(path, period, rows)
+        then = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == marker["run_id"])
+        if files:
+            rows = pl.scan_parquet([path / file for file in files]).with_columns(pl.lit(period).alias(c.PERIOD))
+            planned = plan(path, period, rows)
+        else:  # the period had no rows in this table
+            planned = Plan({}, lake.DeltaTable(str(path)).schema(), [], False)
         marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
         commit(path, period, planned, marker)
     except Exception as exc:
         raise OutputError(
-            f"period {period}: a run killed between its commits left rows that no manifest names, and version "
-            f"{old}, which the manifest names, cannot be read back ({str(exc).strip().splitlines()[0]})",
+            f"period {period}: a run killed between its commits left rows that no manifest names, and the files "
+            f"of version {named.get('version')}, which the manifest names, cannot be read back "
+            f"({str(exc).strip().splitlines()[0]})",
             path=str(path),
             hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
         ) from exc
-    return f"{path}: period {period} rolled back to version {old}, as its manifest names (a run killed between commits)"
+    return (
+        f"{path}: period {period} rolled back to version {named.get('version')}, as its manifest names "
+        "(a run killed between commits)"
+    )
 
 
 def read_manifest(root: Path, period: str) -> dict[str, Any] | None:

@@ -177,7 +177,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     ``period`` (every period when ``planned.whole``), with ``meta`` as elo-batch's record in the commit.
 
     Returns:
-        The commit's ``version``, the ``rows`` written and the ``files`` added (paths in the table).
+        The commit's ``version``, and the ``rows`` and ``files`` (paths in the table) of ``period`` it added.
 
     Raises:
         OSError: a file cannot be written (a full disk): the files written are removed.
@@ -217,8 +217,8 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     found = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == meta.get("run_id"))
     if found is None:  # pragma: no cover - the commit just made is in the history
         raise OutputError("the commit just written is not in the table's history", path=str(path))
-    mine = [rows_of[action.path] for action in added if action.partition_values[c.PERIOD] == period]
-    return {"version": found[0], "rows": sum(mine), "files": [action.path for action in added]}
+    mine = [action.path for action in added if action.partition_values[c.PERIOD] == period]
+    return {"version": found[0], "rows": sum(rows_of[file] for file in mine), "files": mine}
 
 
 def _write_file(lake: Any, path: Path, period: str, rows: pl.LazyFrame) -> Any:
