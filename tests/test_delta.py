@@ -523,3 +523,38 @@ def test_a_killed_rewrite_of_the_ids_as_text_is_rolled_back(cli, tmp_path: Path)
         rows(out, "audit", "2025-11"),
         before.with_columns(cs.by_name("player_id", "opponent_id", "game_id").cast(pl.String)),
     )
+
+
+def test_validate_reads_the_list_from_a_delta_table(cli, tmp_path: Path, inputs) -> None:
+    games, rating_list = inputs
+    out = tmp_path / "out"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", out,
+               "--table-format", "delta").exit_code == 0  # fmt: skip
+
+    result = cli("validate", games, "--ratings", out / "ratings", "--ratings-period", "2025-11", "--period", "2025-12")
+
+    assert result.exit_code == 0, result.output
+    assert "2025-12 (fide-2025-10): 4 rows read = 1 counted" in result.stderr
+    assert "players: 3 rated" in result.stderr  # A, B and C of the list (the games alone name A and B)
+
+
+def test_a_failing_duckdb_commit_puts_the_delta_tables_back(cli, tmp_path: Path, committed, monkeypatch) -> None:
+    pytest.importorskip("duckdb")
+    from elo_batch import warehouse
+
+    out, other, before, worse = committed
+
+    def refused(self) -> None:
+        self.abort()
+        raise warehouse.OutputError("cannot commit period 2025-11 into the DuckDB database (disk full)")
+
+    monkeypatch.setattr(warehouse.PeriodLoad, "commit", refused)
+
+    result = cli("run", worse, "--ratings", other, "--period", "2025-11", "--out", out, "--table-format", "delta",
+                 "--duckdb", tmp_path / "elo.duckdb")  # fmt: skip
+
+    assert result.exit_code == 73
+    assert "cannot commit period 2025-11 into the DuckDB database" in result.stderr
+    for table in TABLES:
+        assert_frame_equal(rows(out, table, "2025-11"), before[table])
+        assert latest_run(out, table) == manifest(out, "2025-11")["run_id"]
