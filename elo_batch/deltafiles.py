@@ -49,6 +49,7 @@ _SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
 #: Column statistics recorded for data skipping: those exact in a Parquet footer (no float: NaN).
 _STATS = ("byte", "short", "integer", "long", "date", "string")
 _STRING_STATS = 32  # longer min/max strings are left out (Spark's stats truncate there)
+_RECENT = 24  # commits read first when looking for elo-batch's newest: two years of monthly runs
 
 
 def deltalake() -> Any:
@@ -287,16 +288,21 @@ def own_commit(
 ) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
     """The newest commit of ``table`` (a DeltaTable; up to version ``upto``) written by elo-batch whose
     record ``wanted`` accepts: (version, elo-batch's record, the whole commit info), or None. Other
-    writers' commits (``OPTIMIZE``, ``VACUUM``) are passed over."""
-    for entry in sorted(table.history(), key=lambda entry: -int(entry.get("version", -1))):
-        if upto is not None and int(entry.get("version", -1)) > upto:
-            continue
-        try:
-            record = json.loads(entry[KEY]) if KEY in entry else None
-        except (TypeError, ValueError):
-            record = None
-        if isinstance(record, dict) and wanted(record):
-            return int(entry["version"]), record, entry
+    writers' commits (``OPTIMIZE``, ``VACUUM``) are passed over. The newest commits are read first,
+    the whole history only when they do not hold it."""
+    for limit in (_RECENT, None):
+        history = table.history(limit)
+        for entry in sorted(history, key=lambda entry: -int(entry.get("version", -1))):
+            if upto is not None and int(entry.get("version", -1)) > upto:
+                continue
+            try:
+                record = json.loads(entry[KEY]) if KEY in entry else None
+            except (TypeError, ValueError):
+                record = None
+            if isinstance(record, dict) and wanted(record):
+                return int(entry["version"]), record, entry
+        if limit is not None and len(history) < limit:
+            break  # that was the whole history
     return None
 
 

@@ -558,3 +558,16 @@ def test_a_failing_duckdb_commit_puts_the_delta_tables_back(cli, tmp_path: Path,
     for table in TABLES:
         assert_frame_equal(rows(out, table, "2025-11"), before[table])
         assert latest_run(out, table) == manifest(out, "2025-11")["run_id"]
+
+
+def test_the_newest_own_commit_is_found_behind_other_writers_commits(tmp_path: Path) -> None:
+    path, frame = str(tmp_path / "t"), pl.DataFrame({"period": ["2025-10"], "x": [1]})
+    record = deltalake.CommitProperties(custom_metadata={"elo_batch": json.dumps({"period": "2025-10", "run_id": "r"})})
+    deltalake.write_deltalake(path, frame.to_arrow(), partition_by=["period"], commit_properties=record)
+    for _ in range(30):  # more than the newest commits read first
+        deltalake.write_deltalake(path, frame.to_arrow(), mode="append")
+
+    found = delta.own_commit(deltalake.DeltaTable(path))
+
+    assert found is not None and found[0] == 0 and found[1] == {"period": "2025-10", "run_id": "r"}
+    assert delta.own_commit(deltalake.DeltaTable(path), lambda record: record["run_id"] == "other") is None
