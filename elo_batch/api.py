@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 import polars as pl
 
-from elo_batch import atomic, objectstore, runner, sanity
+from elo_batch import atomic, delta, objectstore, runner, sanity
 from elo_batch.config import RunConfig
 from elo_batch.errors import UsageError
 from elo_batch.period import Counts
@@ -58,6 +58,9 @@ class Options(TypedDict, total=False):
             rejected: a number of rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``).
         encoding: Force the text encoding of CSV inputs.
         source_name: What the rows of a games frame get in ``source_file`` (default: null).
+        ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
+            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
+            without it gives the month before the first period rated.
     """
 
     rule_set: str | None
@@ -72,12 +75,13 @@ class Options(TypedDict, total=False):
     max_rejected: int | str | None
     encoding: str | None
     source_name: str | None
+    ratings_period: str | None
 
 
 _CONFIG_OPTIONS = (
     "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
 )  # fmt: skip
-_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name")
+_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "ratings_period")
 
 
 @dataclass(frozen=True, eq=False)
@@ -198,7 +202,11 @@ def rate_periods(
 
 
 def write_period(
-    result: PeriodResult, out: str | os.PathLike[str], *, format: Literal["parquet", "csv"] = "parquet"
+    result: PeriodResult,
+    out: str | os.PathLike[str],
+    *,
+    format: Literal["parquet", "csv"] = "parquet",
+    table_format: Literal["parquet", "delta"] = "parquet",
 ) -> dict[str, str]:
     """Write a rated period as ``elo-batch run`` does: ``OUT/ratings|audit|rejected/period=YYYY-MM/``
     and its manifest, atomically, replacing only that period's partitions.
@@ -207,17 +215,23 @@ def write_period(
         result: A period from :func:`rate_period` or :func:`rate_periods`.
         out: Output folder, or an object-store URI (``s3://bucket/prefix``).
         format: ``parquet`` or ``csv``.
+        table_format: ``parquet`` (hive folders) or ``delta``: ``OUT/ratings``, ``OUT/audit`` and
+            ``OUT/rejected`` as Delta Lake tables partitioned by ``period``, the period replaced by one
+            commit per table, then its manifest (a local folder; ``pip install 'elo-batch[delta]'``).
 
     Returns:
-        Table name (and ``manifest``) -> written file.
+        Table name (and ``manifest``) -> written file (Delta: the table's folder).
 
     Raises:
-        UsageError: ``format`` is not parquet or csv.
-        OutputError: ``out`` cannot be written (the period's previous outputs are kept).
+        UsageError: ``format`` is not parquet or csv, ``table_format`` not parquet or delta (delta
+            needs parquet, a local folder and the deltalake package).
+        OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
+            the other ``table_format``.
     """
     if format not in ("parquet", "csv"):
         raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
     target = os.fspath(out)
+    delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
         objectstore.check_available(target)
     check_writable(target)
@@ -228,7 +242,7 @@ def write_period(
         files=inputs.files,
         list_info=inputs.list_info,
         config=inputs.config,
-        output_options={"format": format, "encoding": inputs.encoding},
+        output_options={"format": format, "encoding": inputs.encoding, "table_format": table_format},
         started=inputs.started,
         warnings=result.warnings,
         stale_periods=sanity.later_periods(target, (result.period,)),
@@ -241,9 +255,10 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
 
     A caller that reads its rating list from the folder it writes (last month's
     ``out/ratings/period=YYYY-MM``) enters this before it reads: it waits for any other writer of
-    ``out`` and puts back what a run killed in the middle of its commit left half swapped, so only
-    committed periods are read; :func:`write_period` inside the block uses the lock already held. The
-    CLI does the same for every run.
+    ``out`` and puts back what a run killed in the middle of its commit left half swapped (Delta
+    tables: rolled back to the versions their manifests name), so only committed periods are read;
+    :func:`write_period` inside the block uses the lock already held. The CLI does the same for every
+    run.
 
     Args:
         out: A local output folder (created if missing). Object stores have no lock.
@@ -259,6 +274,8 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
     if objectstore.is_object_store(target):
         raise UsageError(f"{target!r} is an object store: it has no lock", option="out", hint="give a local folder.")
     with atomic.locked_output(Path(target)) as root:
+        if any(delta.is_table(root / name) for name in delta.ORDER):
+            delta.recover(str(root))
         yield root
 
 
@@ -292,6 +309,7 @@ def validate(
         config=config,
         ratings_path=_list_source(ratings),
         encoding=options.get("encoding"),
+        ratings_period=options.get("ratings_period"),
     )
 
 
@@ -330,7 +348,11 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
     check_encoding(encoding)
     with runner.in_chunks(config):
         loaded, rating_list, list_info = runner.load_inputs(
-            _games_sources(games, options.get("source_name")), _list_source(ratings), config, encoding
+            _games_sources(games, options.get("source_name")),
+            _list_source(ratings),
+            config,
+            encoding,
+            ratings_period=options.get("ratings_period"),
         )
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
         loaded, rating_list, list_info, config

@@ -74,6 +74,11 @@ class FormatChoice(StrEnum):
     csv = "csv"
 
 
+class TableFormatChoice(StrEnum):
+    parquet = "parquet"
+    delta = "delta"
+
+
 class ListChoice(StrEnum):
     standard = "standard"
     rapid = "rapid"
@@ -102,7 +107,20 @@ def main(
 
 # Options shared by `run` and `validate` (so that validate checks exactly what run would).
 GamesArg = Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet), globs or folders.")]
-RatingsOpt = Annotated[str | None, typer.Option(help="The rating list in force (CSV or Parquet).")]
+RatingsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The rating list in force (CSV or Parquet), or a ratings table elo-batch wrote (--ratings-period)."
+    ),
+]
+RatingsPeriodOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="YYYY-MM",
+        help="Take the list from this period of the ratings table --ratings (OUT/ratings: a Delta table, or hive "
+        "folders); for a Delta table the default is the month before --period.",
+    ),
+]
 RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
 RuleSetOpt = Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")]
 ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
@@ -134,6 +152,11 @@ def run_command(
     ratings: RatingsOpt = None,
     out: Annotated[str, typer.Option(help="Output folder (hive partitions per period).")] = "out",
     format: Annotated[FormatChoice, typer.Option("--format", help="Output file type.")] = FormatChoice.parquet,
+    table_format: Annotated[
+        TableFormatChoice,
+        typer.Option(help="parquet: hive folders per period; delta: Delta Lake tables (needs elo-batch[delta])."),
+    ] = TableFormatChoice.parquet,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -187,6 +210,8 @@ def run_command(
                 duckdb_path=duckdb,
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
+                table_format=table_format.value,
+                ratings_period=ratings_period,
             )
         return 0
 
@@ -201,6 +226,7 @@ def validate_command(
         typer.Option(help="Rate these months in memory too (YYYY-MM or a range); default: check every row."),
     ] = None,
     ratings: RatingsOpt = None,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -224,7 +250,14 @@ def validate_command(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows
         )
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
-            report = validate(games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar)
+            report = validate(
+                games,
+                config=config,
+                ratings_path=ratings,
+                encoding=encoding,
+                on_progress=bar,
+                ratings_period=ratings_period,
+            )
         return _log_validation(report, log_format)
 
     _guard(work, log_format)

@@ -17,7 +17,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, atomic, objectstore, outlock, sanity, warehouse
+from elo_batch import __version__, atomic, delta, objectstore, outlock, sanity, tablelist, warehouse
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
@@ -96,11 +96,13 @@ def load_inputs(
     config: RunConfig,
     encoding: str | None = None,
     out: str | None = None,
+    ratings_period: str | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
 
     A games folder or glob never picks up the run's own rating list or output folder. Paths may be
-    ``file:`` URLs. Frames (the Python API) are read and checked as files are.
+    ``file:`` URLs. Frames (the Python API) are read and checked as files are. With ``ratings_period``
+    (or a Delta table as the list), the list is that period of a ratings table (:mod:`elo_batch.tablelist`).
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -112,6 +114,7 @@ def load_inputs(
         ratings_path = [_local(path) for path in ratings_path]
     out = objectstore.local_path(out) if out else out
     rule_sets = [config.rules_for(period) for period in config.periods]
+    tablelist.check(ratings_path, ratings_period, config.periods)
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
@@ -119,11 +122,14 @@ def load_inputs(
     games = load_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
-    rating_list, list_info = (
-        load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
-        if ratings_path
-        else (None, None)
-    )
+    rating_list: pl.DataFrame | None = None
+    list_info: InputFile | None = None
+    if isinstance(ratings_path, str) and tablelist.applies(ratings_path, ratings_period):  # a ratings table's period
+        rating_list, list_info = tablelist.load(
+            ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
+        )
+    elif ratings_path:
+        rating_list, list_info = load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     return games, rating_list, list_info
@@ -190,7 +196,8 @@ def write_result(
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
-        output_options: ``format`` and ``encoding``, recorded in the manifest's options.
+        output_options: ``format``, ``encoding`` and ``table_format`` (``parquet``: hive folders, the
+            default; ``delta``: Delta tables, :mod:`elo_batch.delta`), recorded in the manifest's options.
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
@@ -206,6 +213,8 @@ def write_result(
     """
     manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
     manifest["stale_periods"] = list(stale_periods)
+    if output_options.get("table_format") == "delta":
+        return _write_delta(out, result.period, period_tables(result), manifest, duckdb_path)
     return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path)
 
 
@@ -223,6 +232,8 @@ def run(
     duckdb_path: str | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
+    table_format: str = "parquet",
+    ratings_period: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -248,6 +259,11 @@ def run(
             after its partitions are written.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.delta`:
+            what a run killed between their commits left is rolled back first, and said in the
+            first period's warnings).
+        ratings_period: Take the list from this period of the ratings table ``ratings_path``
+            (:mod:`elo_batch.tablelist`).
 
     Returns:
         One summary per period, in order.
@@ -271,7 +287,10 @@ def run(
                 )
 
         hold()  # before any input is read from out
-        return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
+        tables = (table_format, ratings_period)
+        return _run(
+            games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold, tables
+        )
 
 
 def _run(
@@ -285,8 +304,12 @@ def _run(
     on_progress: Progress | None,
     duckdb_path: str | None,
     hold: Callable[[], None],
+    tables: tuple[str, str | None] = ("parquet", None),
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
+    table_format, ratings_period = tables
+    delta.check_out(out, table_format, fmt)
+    repaired = delta.recover(out, config.periods) if table_format == "delta" and Path(out).is_dir() else ()
     if duckdb_path:
         warehouse.check_available(duckdb_path)
     if objectstore.is_object_store(out):
@@ -294,8 +317,9 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, ratings_period)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
+    notes = repaired + notes
     check_strict(games, config)
     check_writable(out)
     hold()
@@ -316,7 +340,7 @@ def _run(
             files=games.files,
             list_info=list_info,
             config=config,
-            output_options={"format": fmt, "encoding": encoding},
+            output_options={"format": fmt, "encoding": encoding, "table_format": table_format},
             started=started,
             warnings=warnings,
             stale_periods=left_stale,
@@ -338,6 +362,7 @@ def validate(
     ratings_path: str | Sequence[str] | FrameInput | None,
     encoding: str | None = None,
     on_progress: Progress | None = None,
+    ratings_period: str | None = None,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
@@ -351,7 +376,7 @@ def validate(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, None, ratings_period)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
     results = rate_periods(games, rating_list, config)
@@ -395,6 +420,21 @@ def _write(
         load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
         outputs = write_period(out, period, tables, manifest, fmt, companion=load)
     return {**outputs, "duckdb": duckdb_path}
+
+
+def _write_delta(
+    out: str,
+    period: str,
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    manifest: dict[str, Any],
+    duckdb_path: str | None,
+) -> dict[str, str]:
+    """Write a period into the Delta tables of ``out``; with ``duckdb_path`` the database commits after
+    the tables and before the manifest (see :func:`elo_batch.delta.write_period`)."""
+    note = f"The Delta tables of {out} keep their rows of period {period} too."
+    load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note) if duckdb_path else None
+    outputs = delta.write_period(out, period, tables, manifest, companion=load)
+    return {**outputs, "duckdb": duckdb_path} if duckdb_path else outputs
 
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:

@@ -18,7 +18,7 @@ from typing import Literal
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import objectstore
+from elo_batch import delta, objectstore
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.errors import OutputError, StrictRejectError, option
 from elo_batch.period import Counts, PeriodResult
@@ -217,6 +217,8 @@ def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
     """
     if not periods:
         return ()
+    if not objectstore.is_object_store(out) and delta.is_table(Path(objectstore.local_path(out)) / "ratings"):
+        return delta.later_periods(out, periods)
     if objectstore.is_object_store(out):
         try:
             names = objectstore.list_objects(out.rstrip("/") + "/ratings")
