@@ -15,12 +15,12 @@ import polars as pl
 
 from elo_batch import engine
 from elo_batch.errors import InputDataError, UsageError
-from elo_batch.rules.sets import RuleSet
+from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
+from elo_batch.rules.sets import K_2024, RuleSet
 from elo_batch.validate import ONE_SIDED_FORFEITS, SCORES
 
 #: K of the calculators when neither ``--k`` nor the rule set fixes one (the K of most adult players).
-DEFAULT_K = 20
-MAX_RATING = 3500
+DEFAULT_K = K_2024.established
 
 
 @dataclass(frozen=True)
@@ -300,11 +300,10 @@ def parse_results(text: str, source: str) -> list[tuple[float, int | None]]:
 
 
 def _check_ratings(rules: RuleSet, *ratings: float) -> None:
-    for value in ratings:
-        if not 0 < value < MAX_RATING:
-            raise UsageError(
-                f"rating {value:g} is out of range", hint=f"ratings are rating points, 0 < rating < {MAX_RATING}."
-            )
+    out_of_range = pl.select(rating_out_of_range(pl.lit(pl.Series(ratings, dtype=pl.Float64)))).to_series()
+    for value, out in zip(ratings, out_of_range, strict=True):
+        if out:
+            raise UsageError(f"rating {value:g} is out of range", hint=f"ratings are rating points, {RATING_RANGE}.")
         if rules.rounding != "none" and value != int(value):
             raise UsageError(
                 f"rating {value:g} is not a whole number",

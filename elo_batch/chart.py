@@ -18,7 +18,9 @@ import polars as pl
 
 from elo_batch import objectstore
 from elo_batch.config import next_period
+from elo_batch.deltafiles import is_table
 from elo_batch.errors import InputDataError, InputMissingError, OutputError, UsageError
+from elo_batch.tablelist import delta_periods
 from elo_batch.text import closest_hint
 
 _PARTITION = re.compile(r"period=(\d{4}-\d{2})/part-0\.(parquet|csv)$")
@@ -155,7 +157,7 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
     history = rating_history(out, player)
     figure = plot_history(history)
     try:
-        figure.savefig(png, format="png")
+        figure.savefig(objectstore.local_path(png), format="png")
     except OSError as exc:
         raise OutputError(f"cannot write the chart ({exc.strerror or exc})", path=png) from exc
     return history, figure
@@ -169,8 +171,10 @@ def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:
             match = _PARTITION.search(uri)
             if match:
                 found.append((match.group(1), match.group(2), uri, data))
+    elif is_table(Path(objectstore.local_path(out)) / "ratings"):  # run --table-format delta
+        return delta_periods(str(Path(objectstore.local_path(out)) / "ratings"))
     else:
-        for path in sorted((Path(out) / "ratings").glob("period=*/part-0.*")):
+        for path in sorted((Path(objectstore.local_path(out)) / "ratings").glob("period=*/part-0.*")):
             match = _PARTITION.search(path.as_posix())
             if match:
                 found.append((match.group(1), match.group(2), str(path), str(path)))

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Annotated, NoReturn
 
 import typer
+from polars.exceptions import PanicException
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
@@ -28,11 +29,13 @@ from elo_batch.chart import write_chart
 from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
 from elo_batch.errors import EloBatchError, InternalError, UsageError
 from elo_batch.gamesfile import write_games
+from elo_batch.outlock import DEFAULT_TIMEOUT
 from elo_batch.period import Counts
 from elo_batch.progress import ProgressBar
 from elo_batch.readers import check_encoding, decode_text, unreadable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
+from elo_batch.sanity import mostly_rejected
 from elo_batch.trf import read_trf
 
 app = typer.Typer(
@@ -76,6 +79,11 @@ class CsvFormulasChoice(StrEnum):
     keep = "keep"
 
 
+class TableFormatChoice(StrEnum):
+    parquet = "parquet"
+    delta = "delta"
+
+
 class ListChoice(StrEnum):
     standard = "standard"
     rapid = "rapid"
@@ -104,7 +112,20 @@ def main(
 
 # Options shared by `run` and `validate` (so that validate checks exactly what run would).
 GamesArg = Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet), globs or folders.")]
-RatingsOpt = Annotated[str | None, typer.Option(help="The rating list in force (CSV or Parquet).")]
+RatingsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The rating list in force (CSV or Parquet), or a ratings table elo-batch wrote (--ratings-period)."
+    ),
+]
+RatingsPeriodOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="YYYY-MM",
+        help="Take the list from this period of the ratings table --ratings (OUT/ratings: a Delta table, or hive "
+        "folders); for a Delta table the default is the month before --period.",
+    ),
+]
 RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
 RuleSetOpt = Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")]
 ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
@@ -144,6 +165,11 @@ def run_command(
     ratings: RatingsOpt = None,
     out: Annotated[str, typer.Option(help="Output folder (hive partitions per period).")] = "out",
     format: Annotated[FormatChoice, typer.Option("--format", help="Output file type.")] = FormatChoice.parquet,
+    table_format: Annotated[
+        TableFormatChoice,
+        typer.Option(help="parquet: hive folders per period; delta: Delta Lake tables (needs elo-batch[delta])."),
+    ] = TableFormatChoice.parquet,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -153,6 +179,14 @@ def run_command(
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
+    max_rejected: Annotated[
+        str | None,
+        typer.Option(
+            metavar="N|P%",
+            help="Fail (exit 65), writing nothing, when more than N rows, or more than P% of the rows of the "
+            "periods rated, are rejected.",
+        ),
+    ] = None,
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     duckdb: Annotated[
@@ -161,14 +195,22 @@ def run_command(
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
     csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
+    lock_timeout: Annotated[
+        float,
+        typer.Option(
+            min=0,
+            help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
+        ),
+    ] = DEFAULT_TIMEOUT,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
     def work() -> int:
         check_encoding(encoding)
         config = _config(
-            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows
-        )
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
+            max_rejected=max_rejected,
+        )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
                 games,
@@ -181,6 +223,10 @@ def run_command(
                 on_progress=bar,
                 duckdb_path=duckdb,
                 csv_formulas=csv_formulas.value,  # type: ignore[arg-type]
+                lock_timeout=lock_timeout,
+                on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
+                table_format=table_format.value,
+                ratings_period=ratings_period,
             )
         return 0
 
@@ -195,6 +241,7 @@ def validate_command(
         typer.Option(help="Rate these months in memory too (YYYY-MM or a range); default: check every row."),
     ] = None,
     ratings: RatingsOpt = None,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -218,7 +265,14 @@ def validate_command(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows
         )
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
-            report = validate(games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar)
+            report = validate(
+                games,
+                config=config,
+                ratings_path=ratings,
+                encoding=encoding,
+                on_progress=bar,
+                ratings_period=ratings_period,
+            )
         return _log_validation(report, log_format)
 
     _guard(work, log_format)
@@ -236,19 +290,22 @@ def _config(
     rounding: RoundingChoice | None,
     strict: bool,
     chunk_rows: int = CHUNK_ROWS,
+    *,
+    max_rejected: int | str | None = None,
 ) -> RunConfig:
-    return RunConfig(
-        periods=parse_periods(period) if period is not None else (),
-        rules=rules.value,  # type: ignore[arg-type]
+    return RunConfig.from_options(
+        period,
+        rules=rules.value,
         rule_set=rule_set,
-        list_kind=list_kind.value,  # type: ignore[arg-type]
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        list_kind=list_kind.value,
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         k=k,
         rule_700=False if no_700_rule else None,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
         strict=strict,
         chunk_rows=chunk_rows,
+        max_rejected=max_rejected,
     )
 
 
@@ -285,6 +342,31 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         print(f"  warning: {warning}", file=sys.stderr)
     if written:
         print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
+        _log_rejected(summary)
+
+
+def _log_rejected(summary: PeriodSummary) -> None:
+    """Where a period's rejected rows are; loudly when they are most of its rows."""
+    counts = summary.counts
+    if not counts.rejected:
+        return
+    where = summary.outputs.get("rejected", "the rejected table")
+    if mostly_rejected(counts):
+        rows = counts.counted + counts.not_counted + counts.rejected
+        print(
+            f"elo-batch: WARNING: {summary.period}: {counts.rejected} of {rows} rows were rejected; "
+            f"the list is built from the rest. Rejected rows: {where}",
+            file=sys.stderr,
+        )
+    else:
+        print(f"  rejected: {counts.rejected} row(s), in {where}", file=sys.stderr)
+
+
+def _log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:
+    if log_format is LogFormat.json:
+        print(json.dumps({"event": "lock_wait", "out": out, "holder": holder, "timeout_s": timeout}), file=sys.stderr)
+        return
+    print(f"elo-batch: waiting up to {timeout:g} s for the lock of {out}: held by {holder}", file=sys.stderr)
 
 
 def _log_validation(report: ValidationReport, log_format: LogFormat) -> int:
@@ -339,15 +421,33 @@ class _Terminated(BaseException):
     """SIGTERM (a scheduler's timeout) turned into an exception, so that staged outputs are cleaned up."""
 
 
-def _on_sigterm(signum: int, frame: object) -> NoReturn:
-    raise _Terminated
+class _Stop:
+    """The SIGINT and SIGTERM handler while a command works: the first signal raises KeyboardInterrupt
+    or :class:`_Terminated` where Python next runs; later ones are ignored, so that nothing interrupts
+    the clean-up (putting old partitions back, removing the staging folder) that the first one starts.
+
+    Installing it also takes SIGINT from polars, whose own handler aborts its engine mid-file (a
+    writer thread then panics with a Rust backtrace on stderr) and raises a KeyboardInterrupt while
+    Python's own is still pending, to land in the clean-up. So a polars call in progress (writing a
+    file, say) runs to its end, then the run stops.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self, signum: int, frame: object) -> None:
+        if self.signum is not None:
+            return
+        self.signum = signum
+        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
 
 
 def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
     """Run ``work``; turn errors into a message on stderr and the contract's exit code."""
-    previous = None
+    previous: dict[int, object] = {}
+    stop = _Stop()
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = work()
     except EloBatchError as exc:
@@ -359,7 +459,7 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(141) from None
-    except Exception as exc:  # a fault of elo-batch itself, not of the input
+    except (Exception, PanicException) as exc:  # a fault of elo-batch (a polars panic is a BaseException)
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         _fail(
@@ -370,27 +470,33 @@ def _guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.tex
             log_format,
         )
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
     if code:
         raise typer.Exit(code)
 
 
+#: Options whose flag is not ``--`` plus the keyword with dashes (library messages name keywords).
+FLAGS = {"list_kind": "--list"}
+
+
 def _fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
+    message = exc.render(FLAGS)
     if log_format is LogFormat.json:
         record = {
             "event": "error",
             "exit_code": exc.exit_code,
             "error": type(exc).__name__,
-            "message": str(exc),
+            "message": message,
             "path": exc.path,
             "row": exc.row,
-            "column": exc.column,
+            "column": exc.column
+            or (FLAGS.get(exc.option, "--" + exc.option.replace("_", "-")) if exc.option else None),
             "value": exc.value,
         }
         print(json.dumps(record, default=str), file=sys.stderr)
     else:
-        print(f"elo-batch: error: {exc}", file=sys.stderr)
+        print(f"elo-batch: error: {message}", file=sys.stderr)
     raise typer.Exit(exc.exit_code)
 
 
@@ -413,14 +519,14 @@ def _calculator_rules(
 ) -> RuleSet:
     """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
     month = period if period is not None else dt.date.today().strftime("%Y-%m")
-    config = RunConfig(
-        periods=parse_periods(month),
-        rules=rules.value,  # type: ignore[arg-type]
+    config = RunConfig.from_options(
+        month,
+        rules=rules.value,
         rule_set=rule_set,
-        expected=expected.value if expected else None,  # type: ignore[arg-type]
-        cap_400=cap_400.value,  # type: ignore[arg-type]
+        expected=expected.value if expected else None,
+        cap_400=cap_400.value,
         rule_700=rule_700,
-        rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+        rounding=rounding.value if rounding else None,
     )
     if len(config.periods) != 1:
         raise UsageError(f"{month!r} is a range of periods", column="--period", hint="give one month, YYYY-MM.")
@@ -521,7 +627,7 @@ def tournament_command(
 
 import_app = typer.Typer(
     name="import",
-    help="Convert PGN or TRF files into a games file (Parquet or CSV) for `elo-batch run`.",
+    help="Convert PGN or TRF files into a games file, or FIDE's list download into a rating list, for `elo-batch run`.",
     no_args_is_help=True,
 )
 app.add_typer(import_app)
@@ -580,6 +686,30 @@ def import_trf_command(
     _guard(work)
 
 
+@import_app.command("fide-list")
+def import_fide_list_command(
+    file: Annotated[str, typer.Argument(help="FIDE's list download: TXT or XML, or its zip.", show_default=False)],
+    out: Annotated[
+        str,
+        typer.Option("-o", "--out", help="Rating list to write: .parquet or .csv (or s3://).", show_default=False),
+    ],
+    list_kind: Annotated[
+        ListChoice | None,
+        typer.Option("--list", help="Which rating of a combined list (default standard); a single list's own."),
+    ] = None,
+) -> None:
+    """FIDE's rating list (TXT or XML, zipped or not) as a --ratings list; FIDE's flag (i: inactive) passes through."""
+
+    def work() -> None:
+        from elo_batch.fidelist import read_fide_list
+
+        table, report = read_fide_list(file, list_kind=list_kind.value if list_kind else None)
+        print("\n".join(report.lines()), file=sys.stderr)
+        print(f"  written: {write_games(table, out, name='list')} ({table.height} players)", file=sys.stderr)
+
+    _guard(work)
+
+
 # --- chart: a player's rating over the periods of an output folder ------------------------------
 
 
@@ -612,6 +742,8 @@ def console(argv: list[str] | None = None) -> int:
         The exit status (2 for a usage error).
     """
     args = sys.argv[1:] if argv is None else argv
+    if not os.environ.get("ELO_BATCH_DEBUG"):  # a polars panic is reported as an error, without Rust's backtrace
+        os.environ["RUST_BACKTRACE"] = "0"
     try:
         status = app(args, standalone_mode=False)
     except typer.Abort:
@@ -619,15 +751,32 @@ def console(argv: list[str] | None = None) -> int:
         return 1
     except TyperException as exc:  # typer's usage errors (its own click's UsageError and kin)
         code = int(getattr(exc, "exit_code", 2))
-        if _json_logs_requested(args) and hasattr(exc, "format_message"):
-            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": exc.format_message()}
+        if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: nothing more to say
+            return code
+        message = _usage_message(exc)
+        if _json_logs_requested(args):
+            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": message}
             print(json.dumps(record), file=sys.stderr)
-        elif hasattr(exc, "show"):
-            exc.show()
         else:
-            print(f"elo-batch: error: {exc}", file=sys.stderr)
+            print(f"elo-batch: error: {message}", file=sys.stderr)
         return code
     return status if isinstance(status, int) else 0
+
+
+def _usage_message(exc: TyperException) -> str:
+    """A usage error of typer as elo-batch words its own: the option, what is wrong with it (without
+    the framework's "Invalid value for" and "Value error," wording) and a hint to the command's help."""
+    param = getattr(exc, "param", None)
+    options = [opt for opt in getattr(param, "opts", ()) if opt.startswith("--")]
+    text = str(getattr(exc, "message", "") or "")
+    if options and text and type(exc).__name__ == "BadParameter":
+        text = re.sub(r"^Value error, ", "", text).rstrip(".")
+        error = UsageError(text, column=options[0])
+    else:
+        error = UsageError(exc.format_message() if hasattr(exc, "format_message") else str(exc))
+    ctx = getattr(exc, "ctx", None)
+    command = getattr(ctx, "command_path", None) or "elo-batch"
+    return f"{error}\nHint: run '{command} --help' to see the options and their values."
 
 
 def _json_logs_requested(args: list[str]) -> bool:

@@ -1,6 +1,8 @@
 """Every column name of the contract once, with its unit and meaning; no logic.
 
-Input columns are those of ``../shared/spec/interface.md``; output columns extend them.
+Input columns are those of ``../shared/spec/interface.md``; output columns extend them. Working
+columns that elo-batch adds beside a file's own are named ``__...``; a file's column named like them, or
+like ``source_file`` and ``source_row``, is held escaped (:mod:`elo_batch.names`).
 """
 
 from __future__ import annotations

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, get_args
 
-from elo_batch.errors import UsageError
+from elo_batch.errors import UsageError, option
 from elo_batch.rules.sets import Cap, Expected, ListKind, Rounding, RuleSet, rule_set_for
 
 #: Default of ``--chunk-rows``: 20 million game rows take about 5 GB in memory.
 CHUNK_ROWS = 20_000_000
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+RulesName = Literal["fide", "elo"]
+CapChoice = Literal["auto", "always", "never"]
+#: Most K a run may force (``k``): FIDE's largest is 40; 100 leaves room for other systems.
+MAX_K = 100
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,10 @@ class RunConfig:
         list_kind: ``standard``, ``rapid`` or ``blitz``.
         expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
         strict: Fail (exit 65) before writing anything when any input row is rejected.
+        max_rejected: Fail (exit 65) before writing anything when more rows are rejected than this: a
+            number of rows (``10``, or ``"10"``), or a percentage (``"2.5%"``) of the rows of the
+            periods rated (see :func:`rejected_limit`); None: no limit. Normalised to an int or a
+            ``"P%"`` text (see :func:`parse_max_rejected`).
         chunk_rows: Game inputs (Parquet) of more rows than this are never read into memory whole:
             they are read, checked and rated in chunks of at most this many rows, each time a pass
             over the games needs them (the per-player sums of the chunks are exact integers, so the
@@ -32,16 +40,86 @@ class RunConfig:
     """
 
     periods: tuple[str, ...]
-    rules: Literal["fide", "elo"] = "fide"
+    rules: RulesName = "fide"
     rule_set: str | None = None
     list_kind: ListKind = "standard"
     expected: Expected | None = None
-    cap_400: Literal["auto", "always", "never"] = "auto"
+    cap_400: CapChoice = "auto"
     k: int | None = None
     rule_700: bool | None = None
     rounding: Rounding | None = None
     strict: bool = False
     chunk_rows: int = CHUNK_ROWS
+    max_rejected: int | str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_rejected is not None:
+            object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
+
+    @classmethod
+    def from_options(
+        cls,
+        period: str | None,
+        *,
+        rules: str = "fide",
+        rule_set: str | None = None,
+        list_kind: str = "standard",
+        expected: str | None = None,
+        cap_400: str = "auto",
+        k: int | None = None,
+        rule_700: bool | None = None,
+        rounding: str | None = None,
+        strict: bool = False,
+        chunk_rows: int = CHUNK_ROWS,
+        max_rejected: int | str | None = None,
+    ) -> RunConfig:
+        """The settings of a run from its options, each checked: the one constructor of the CLI and the API.
+
+        Args:
+            period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
+                None: no period (``validate`` checks every row).
+            rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
+                max_rejected:
+                As the attributes; None leaves the part to the rule set. ``rule_700`` False turns the
+                700 rule off, True on.
+
+        Raises:
+            UsageError: a value that is not one of the option's choices or of its type, or a bad period;
+                the message names the option.
+
+        >>> RunConfig.from_options("2025-10", rounding="game").rules_for("2025-10").name
+        'fide-2025-10+rounding=game'
+        """
+        _choice("rules", rules, get_args(RulesName))
+        _choice("list_kind", list_kind, get_args(ListKind))
+        _choice("cap_400", cap_400, get_args(CapChoice))
+        if expected is not None:
+            _choice("expected", expected, get_args(Expected))
+        if rounding is not None:
+            _choice("rounding", rounding, get_args(Rounding))
+        if rule_set is not None and not isinstance(rule_set, str):
+            raise UsageError(f"{rule_set!r} is not a rule set name", option="rule_set", hint="give its name as text.")
+        _whole("k", k, 1, MAX_K, optional=True)
+        _whole("chunk_rows", chunk_rows, 1, None)
+        for name, flag in (("rule_700", rule_700), ("strict", strict)):
+            if not isinstance(flag, bool) and not (name == "rule_700" and flag is None):
+                raise UsageError(f"{flag!r} is not True or False", option=name, hint="give a bool.")
+        if period is not None and not isinstance(period, str):
+            raise UsageError(f"{period!r} is not a rating period", option="period", hint="give it as text, 'YYYY-MM'.")
+        return cls(
+            periods=parse_periods(period) if period is not None else (),
+            rules=rules,  # type: ignore[arg-type]
+            rule_set=rule_set,
+            list_kind=list_kind,  # type: ignore[arg-type]
+            expected=expected,  # type: ignore[arg-type]
+            cap_400=cap_400,  # type: ignore[arg-type]
+            k=k,
+            rule_700=rule_700,
+            rounding=rounding,  # type: ignore[arg-type]
+            strict=strict,
+            chunk_rows=chunk_rows,
+            max_rejected=max_rejected,
+        )
 
     def rules_for(self, period: str) -> RuleSet:
         """The rule set for ``period`` with this run's overrides applied.
@@ -51,9 +129,9 @@ class RunConfig:
         """
         if self.rules == "elo" and self.rule_set is not None and self.rule_set != "elo":
             raise UsageError(
-                f"--rules elo and --rule-set {self.rule_set} ask for two different rule sets",
-                column="--rule-set",
-                hint="give one: --rules elo, or --rule-set with a FIDE rule set.",
+                f"{option('rules', 'elo')} and {option('rule_set', self.rule_set)} ask for two different rule sets",
+                option="rule_set",
+                hint=f"give one: {option('rules', 'elo')}, or {option('rule_set')} with a FIDE rule set.",
             )
         base = rule_set_for(self.rules, period, rule_set=self.rule_set, list_kind=self.list_kind)
         changes: dict[str, object] = {}
@@ -73,6 +151,67 @@ class RunConfig:
             return base
         suffix = ",".join(f"{key}={value}" for key, value in changes.items())
         return replace(base, name=f"{base.name}+{suffix}", **changes)  # type: ignore[arg-type]
+
+
+def parse_max_rejected(value: int | str) -> int | str:
+    """Parse a limit of rejected rows: a number of rows, or a percentage ``P%`` (0 <= P <= 100).
+
+    Args:
+        value: ``10``, ``"10"``, ``"2.5%"``.
+
+    Returns:
+        The number of rows (int), or the percentage as text ``"P%"`` without redundant zeros.
+
+    Raises:
+        UsageError: neither a whole number of rows nor a percentage from 0 to 100 (names the option
+            ``max_rejected``).
+
+    >>> parse_max_rejected("10"), parse_max_rejected(" 2.50 %"), parse_max_rejected(3)
+    (10, '2.5%', 3)
+    """
+    hint = "give a number of rows (10) or a percentage of the rows of the periods rated (2.5%)."
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise UsageError(f"{value!r} is not a number of rows", option="max_rejected", hint=hint)
+        return value
+    text = str(value).strip().replace(" ", "") if isinstance(value, str) else ""
+    if re.fullmatch(r"[0-9]+", text):
+        return int(text)
+    match = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)%", text)
+    if not match or float(match.group(1)) > 100:
+        raise UsageError(f"{value!r} is not a number of rows or a percentage", option="max_rejected", hint=hint)
+    return f"{float(match.group(1)):g}%"
+
+
+def rejected_limit(max_rejected: int | str, rows: int) -> float:
+    """The most rejected rows a limit allows among ``rows`` rows (a fraction for a percentage).
+
+    A percentage is of ``rows``: the rows read that belong to the periods rated (their usable rows,
+    and the rows rejected in them or with no readable period).
+
+    >>> rejected_limit(10, 400), rejected_limit("2.5%", 400)
+    (10, 10.0)
+    """
+    if isinstance(max_rejected, int):
+        return max_rejected
+    return float(max_rejected.rstrip("%")) * rows / 100
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise UsageError(
+            f"{value!r} is not one of {', '.join(map(repr, choices))}",
+            option=name,
+            hint=f"use one of {', '.join(choices)}.",
+        )
+
+
+def _whole(name: str, value: object, low: int, high: int | None, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        wanted = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
+        raise UsageError(f"{value!r} is not {wanted}", option=name, hint=f"give {wanted}.")
 
 
 def parse_periods(text: str) -> tuple[str, ...]:
@@ -96,13 +235,13 @@ def parse_periods(text: str) -> tuple[str, ...]:
         if not match:
             raise UsageError(
                 f"{text!r} is not a rating period",
-                column="--period",
+                option="period",
                 hint="use a month of play YYYY-MM (2025-10) or a range YYYY-MM..YYYY-MM.",
             )
         bounds.append(int(match.group(1)) * 12 + int(match.group(2)) - 1)
     if bounds[1] < bounds[0]:
         raise UsageError(
-            f"range {text!r} ends before it starts", column="--period", hint="write the earlier month first."
+            f"range {text!r} ends before it starts", option="period", hint="write the earlier month first."
         )
     return tuple(f"{m // 12:04d}-{m % 12 + 1:02d}" for m in range(bounds[0], bounds[1] + 1))
 

@@ -1,10 +1,11 @@
 """Reading one CSV file in bounded memory: separator, header, rows, ragged rows; no rating rules.
 
-The file is never held whole as bytes or text (:mod:`elo_batch.textfile` hashes it, checks its
-encoding and makes a UTF-8 copy of a file that is not UTF-8). Polars reads the UTF-8 file itself,
-every cell as text and only the columns asked for; the fields of each line are counted from the file
-too; the cells are trimmed a column at a time. The whole of a row (the ``raw`` of a rejected row, the
-reason of a ragged one) is read again for those rows only (:func:`read_csv_rows`).
+The file is never held whole as bytes or text (:mod:`elo_batch.textfile` hashes it, inflates a gzip
+file into a temporary file, checks its encoding and makes a UTF-8 copy of a file that is not UTF-8).
+Polars reads the UTF-8 file itself, every cell as text and only the columns asked for; the fields of
+each line are counted from the file too; the cells are trimmed a column at a time. The whole of a
+row (the ``raw`` of a rejected row, the reason of a ragged one) is read again for those rows only
+(:func:`read_csv_rows`).
 
 What is read, and every message, is as :func:`elo_batch.readers.read_table` describes.
 """
@@ -30,7 +31,7 @@ from elo_batch import textfile
 from elo_batch.columns import SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.formulas import ID_COLUMNS, unescape, unescape_name
-from elo_batch.readers import RAGGED, SEPARATORS, _check_unique, _normalise
+from elo_batch.readers import RAGGED, SEPARATORS, _check_header_line, held_names
 
 #: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
 PYTHON_ROWS = 100_000
@@ -41,10 +42,10 @@ class CsvTable:
     """One CSV file as read.
 
     Attributes:
-        frame: The columns read, every cell as trimmed text (empty = null), under the header's names
-            (not normalised); ``source_row``; and, when a row has more or fewer fields than the header,
-            ``__ragged__`` (the reason).
-        header: Every column's name, read or not.
+        frame: The columns read, every cell as trimmed text (empty = null), under their held names
+            (:func:`elo_batch.readers.held_names`); ``source_row``; and, when a row has more or fewer
+            fields than the header, ``__ragged__`` (the reason).
+        header: Every column's name as the file spells it (a formula escape undone), read or not.
         text: The file's size, hash and encoding.
         separator: The field separator. blank_rows: Blank lines skipped.
     """
@@ -63,13 +64,15 @@ class CsvTable:
 
 @dataclass(frozen=True)
 class _Layout:
-    """Where a UTF-8 file's rows are: ``skip`` characters before the header (an Excel ``sep=`` line)."""
+    """Where a UTF-8 file's rows are: ``skip`` characters before the header (an Excel ``sep=`` line);
+    ``header``: the columns' held names, ``written``: as the file spells them."""
 
     source: str
     path: str
     separator: str
     skip: int
     header: list[str]
+    written: tuple[str, ...]
     quoted: bool  # it holds a quote or a unit separator: its lines are not always its rows
 
     def scan(self) -> pl.LazyFrame:
@@ -85,31 +88,32 @@ class _Layout:
         )
 
 
-def read_csv_file(path: str, encoding: str | None, columns: Collection[str] | None = None) -> CsvTable:
+def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collection[str] | None = None) -> CsvTable:
     """Read a CSV file (see :func:`elo_batch.readers.read_table` for what is deliberate).
 
     Args:
-        path: The file.
+        file: The file, hashed (see :func:`elo_batch.textfile.stored`).
         encoding: Force a text encoding.
-        columns: Normalised names of the columns to read (the others cost no memory); None: all.
+        columns: Held names of the columns to read (the others cost no memory); None: all.
 
     Raises:
         OSError: the file cannot be read (the caller names it).
-        InputDataError: no header, not text in a known encoding, binary, or two columns of one name.
+        InputDataError: no header (or a blank first line), not text in a known encoding, binary, or two
+            columns of one name.
         UsageError: ``encoding`` is not an encoding Python knows.
     """
-    text = textfile.check(path, encoding)
-    with _utf8(path, text) as layout:
-        keep = [i for i, name in enumerate(layout.header) if columns is None or _normalise(name) in columns] or [0]
+    text = textfile.check(file, encoding)
+    with _utf8(file.path, text) as layout:
+        keep = [i for i, name in enumerate(layout.header) if columns is None or name in columns] or [0]
         frame, fields, python = _rows(layout, keep)
         blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
         frame, blank = _cells(frame, fields["fields"], blank_lines)
         if RAGGED in frame.columns:  # the reasons, from the whole rows
             frame = _ragged_reasons(frame, layout, python)
-    return CsvTable(frame, tuple(layout.header), text, layout.separator, blank)
+    return CsvTable(frame, layout.written, text, layout.separator, blank)
 
 
-def read_csv_rows(path: str, encoding: str | None, rows: pl.Series) -> pl.DataFrame:
+def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) -> pl.DataFrame:
     """Whole rows of a CSV file, every column, as :func:`read_csv_file` reads them (cells trimmed),
     with their ``source_row``; for the few rows whose every value is wanted after the file was read for
     some columns only. The file is streamed and only these rows are kept.
@@ -117,8 +121,8 @@ def read_csv_rows(path: str, encoding: str | None, rows: pl.Series) -> pl.DataFr
     Raises:
         As :func:`read_csv_file`.
     """
-    text = textfile.check(path, encoding)
-    with _utf8(path, text) as layout:
+    text = textfile.check(file, encoding)
+    with _utf8(file.path, text) as layout:
         counts = _field_counts(layout, with_blank=False)
         try:
             python = counts is None or counts["fields"].len() != layout.scan().select(pl.len()).collect().item()
@@ -134,18 +138,22 @@ def _trimmed(whole: pl.DataFrame) -> pl.DataFrame:
 
 @contextlib.contextmanager
 def _utf8(path: str, text: textfile.TextFile) -> Iterator[_Layout]:
-    """The file's layout, read from the file itself when it is UTF-8, else from a temporary UTF-8 copy
-    (removed on leaving)."""
-    temporary = None if text.utf8 else textfile.transcode(path, text)
+    """The file's layout, read from the file itself (or what a gzip file holds) when it is UTF-8, else
+    from a temporary UTF-8 copy (removed on leaving)."""
+    temporary = None if text.utf8 else textfile.transcode(text)
     try:
-        yield _layout(temporary or path, path, text.found.quote or text.found.unit)
+        yield _layout(temporary or text.source, path, text.found.quote or text.found.unit)
     finally:
         if temporary:
             os.remove(temporary)
 
 
 def _layout(source: str, path: str, quoted: bool) -> _Layout:
-    """The separator (an Excel ``sep=`` first line's, else the header's most frequent) and the header."""
+    """The separator (an Excel ``sep=`` first line's, else the header's most frequent) and the header.
+
+    Raises:
+        InputDataError: the header line is blank, or cannot be read.
+    """
     first = _line(source, 0).rstrip("\n")
     named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
     if named:  # the header is the next line
@@ -154,7 +162,8 @@ def _layout(source: str, path: str, quoted: bool) -> _Layout:
         counts = {sep: len(re.sub(r'"[^"]*"', "", first).split(sep)) - 1 for sep in SEPARATORS}
         best = max(SEPARATORS, key=lambda sep: counts[sep])
         separator, skip = best if counts[best] else ",", 0
-    return _Layout(source, path, separator, skip, _header(source, skip, separator, path), quoted)
+    written, held = _header(source, skip, separator, path)
+    return _Layout(source, path, separator, skip, held, written, quoted)
 
 
 def _text_after(source: str, skip: int) -> io.TextIOWrapper:
@@ -176,10 +185,11 @@ def _line(source: str, skip: int) -> str:
     return "".join(parts)
 
 
-def _header(source: str, skip: int, separator: str, path: str) -> list[str]:
-    """Header names (a formula escape undone); unnamed columns (a trailing separator) are called
-    ``column_<n>``. A quoted name may hold a line break."""
+def _header(source: str, skip: int, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
+    """Header names as written (a formula escape undone) and as held; unnamed columns (a trailing
+    separator) are called ``column_<n>``. A quoted name may hold a line break."""
     first = _line(source, skip)
+    _check_header_line(first, path, line=2 if skip else 1)
     with _text_after(source, skip) as handle:
         odd = first.count('"') % 2  # a quoted name with a line break: the csv module reads on
         lines: Iterator[str] = handle if odd else io.StringIO(first, newline="")
@@ -187,15 +197,8 @@ def _header(source: str, skip: int, separator: str, path: str) -> list[str]:
             names = next(csv.reader(lines, delimiter=separator))
         except (csv.Error, StopIteration) as exc:
             raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
-    if not names:
-        raise InputDataError(
-            "the header line is blank",
-            path=path,
-            hint="the first line must name the columns: remove the blank lines above it.",
-        )
     names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
-    _check_unique(names, [_normalise(name) for name in names], path)
-    return names
+    return tuple(names), held_names(names, path)
 
 
 def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series], bool]:
@@ -323,7 +326,7 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     for index, name in enumerate(names):  # one chunk per column, a column at a time: polars would copy the
         frame.replace_column(index, frame.get_column(name).rechunk())  # frame whole to align the new columns
     for name in names:
-        raw, identifier = pl.col(name), _normalise(name) in ID_COLUMNS
+        raw, identifier = pl.col(name), name in ID_COLUMNS  # held names: normalised
         changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
         if not frame.select((changes if identifier else changes | raw.str.starts_with("'")).any()).item():
             continue  # as read: no new column

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
+import re
 from pathlib import Path
 from typing import IO, Any, Literal
 
@@ -55,7 +58,50 @@ def write_table(
 
     Returns:
         The rows written.
+
+    Raises:
+        OSError: the file cannot be written (a full disk, no permission), with its ``errno``: polars'
+            own errors that carry an operating-system error are raised as that error.
     """
+    try:
+        return _write_table(frame, target, fmt, csv_formulas)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        error = os_error(exc, target)
+        if error is None:
+            raise
+        raise error from exc
+
+
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+def os_error(exc: BaseException, target: object = None) -> OSError | None:
+    """The operating-system error inside a polars error, or None when it holds none.
+
+    polars raises a Parquet file's failed write as ``ComputeError('parquet: ... underlying IO error:
+    No space left on device (os error 28)')`` and a CSV file's as an ``OSError`` without ``errno``; an
+    OSError that already has its ``errno`` is returned as it is.
+
+    >>> os_error(pl.exceptions.ComputeError("underlying IO error: No space left on device (os error 28)"), "a")
+    OSError(28, 'No space left on device')
+    >>> os_error(pl.exceptions.ComputeError("cannot compare string with numeric type")) is None
+    True
+    """
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return exc
+    match = _OS_ERROR.search(str(exc))
+    if match is None:
+        return None
+    code = int(match.group(1))
+    strerror = os.strerror(code) if code in errno.errorcode else str(exc)
+    if isinstance(target, str | Path):
+        return OSError(code, strerror, str(target))
+    return OSError(code, strerror)
+
+
+def _write_table(
+    frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format, csv_formulas: CsvFormulas
+) -> int:
     if isinstance(frame, pl.LazyFrame):
         if not isinstance(target, str | Path):
             frame = frame.collect()

@@ -3,24 +3,39 @@
 Units: ratings and differences in rating points; scores, expected scores (PD) and their sums in
 integer hundredths wherever FIDE is exact (table 8.1.2), so that a period's sum is exact and is rounded
 once. Only the logistic formula (``expected="formula"``) works in floating point, as it must.
+
+The numbers of the regulations (400, 2650, the K ladder, 700, 1800, 2200, ...) are not written here:
+each function takes the part of the rule set it applies (:mod:`elo_batch.rules.sets`), by default the
+FIDE rules in force.
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from elo_batch.rules.sets import Cap, Expected
+from elo_batch.rules.sets import (
+    CAP_400,
+    FIRST_RATING_2024,
+    K_2024,
+    LOGISTIC_SCALE,
+    Cap,
+    CapRule,
+    Expected,
+    FirstRatingRule,
+    KRule,
+)
 from elo_batch.rules.tables import TABLE_TAIL, dp_by_p100, pd_high_by_diff
 
 
-def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap) -> pl.Expr:
+def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400) -> pl.Expr:
     """Rating difference D = Ro - Rc after the 400-point rule, for the side whose rating is ``ro``.
 
     Args:
         ro: The player's rating used for the game, rating points (one per game side).
         rc: The opponent's rating used for the game, rating points.
-        cap_400: ``exempt-2650``: |D| over 400 counts as 400 only when Ro < 2650; ``always``: for
-            every player; ``never``: the real difference.
+        cap_400: ``exempt-2650``: |D| over ``cap.limit`` (400) counts as ``cap.limit`` only when
+            Ro < ``cap.exempt_from`` (2650); ``always``: for every player; ``never``: the real difference.
+        cap: The numbers of the rule (the rule set's ``cap``).
 
     Returns:
         D in rating points, same dtype as ``ro - rc``.
@@ -37,18 +52,18 @@ def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap) -> pl.Expr:
     diff = ro - rc
     if cap_400 == "never":
         return diff
-    capped = diff.clip(-400, 400)
+    capped = diff.clip(-cap.limit, cap.limit)
     if cap_400 == "always":
         return capped
-    return pl.when(ro >= 2650).then(diff).otherwise(capped)
+    return pl.when(ro >= cap.exempt_from).then(diff).otherwise(capped)
 
 
-def is_capped(ro: pl.Expr, rc: pl.Expr, cap_400: Cap) -> pl.Expr:
+def is_capped(ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400) -> pl.Expr:
     """True where the 400-point rule changed D for this side (see :func:`capped_difference`)."""
     if cap_400 == "never":
         return pl.lit(False)
-    over = (ro - rc).abs() > 400
-    return over if cap_400 == "always" else over & (ro < 2650)
+    over = (ro - rc).abs() > cap.limit
+    return over if cap_400 == "always" else over & (ro < cap.exempt_from)
 
 
 def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
@@ -72,10 +87,28 @@ def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
     [50, 50, 51, 49, 64, 36, 99, 100, 0]
     """
     if expected == "formula":
-        return 100.0 / (1.0 + 10.0 ** (-d.cast(pl.Float64) / 400.0))
+        return 100.0 / (1.0 + 10.0 ** divide(-d.cast(pl.Float64), LOGISTIC_SCALE))
     magnitude = d.abs().round(0, mode="half_away_from_zero").cast(pl.Int64).clip(0, TABLE_TAIL)
     high = pl.lit(pd_high_by_diff()).gather(magnitude)
     return pl.when(d >= 0).then(high).otherwise(100 - high)
+
+
+def divide(x: pl.Expr, by: float) -> pl.Expr:
+    """``x / by`` for a Float64 column, with the same digits whatever the number of rows.
+
+    polars divides a column of several rows by a number as a multiplication by its reciprocal, but a
+    column of one row by a true division, whose last digit can differ; the explicit multiplication
+    gives the digits of the many-row division for any number of rows, so that the logistic formula's
+    values do not depend on how the games are cut into chunks.
+
+    >>> import polars as pl
+    >>> one, many = pl.DataFrame({"x": [10.0]}), pl.DataFrame({"x": [10.0, 0.0]})
+    >>> one.select(pl.col("x") / 3.0).item(), many.select(pl.col("x") / 3.0).item(0, 0)
+    (3.3333333333333335, 3.333333333333333)
+    >>> one.select(divide(pl.col("x"), 3.0)).item()
+    3.333333333333333
+    """
+    return x * (1.0 / by)
 
 
 def round_half_away_100(x100: pl.Expr) -> pl.Expr:
@@ -108,6 +141,7 @@ def k_factor(
     games_total: pl.Expr,
     reached_2400: pl.Expr,
     reached_2300: pl.Expr,
+    ladder: KRule = K_2024,
 ) -> pl.Expr:
     """K for a rating period from the list: the printed K when there is one, else from the player's state.
 
@@ -116,25 +150,26 @@ def k_factor(
         rating: Rating on the list, points (null when unrated).
         k_list: K printed on the list (null when not given).
         birth_year, games_total: Player attributes (null when unknown).
-        reached_2400, reached_2300: Whether a published rating ever reached 2400 / 2300 (already
-            defaulted, see :func:`reached`).
+        reached_2400, reached_2300: Whether a published rating ever reached 2400 / 2300
+            (``ladder.top_from`` / ``ladder.junior_below``; already defaulted, see :func:`reached`).
+        ladder: The K rules (the rule set's ``k``).
 
     Returns:
         K (Int64): 10 once a published rating reached 2400; else 40 for a junior (year - birth year
-        <= 18) never published at 2300+; else 40 while fewer than 30 rated games; else 20. Unknown
-        attributes count as an established adult.
+        <= 18) never published at 2300+; else 40 while fewer than 30 rated games; else 20 (the values
+        of ``ladder``). Unknown attributes count as an established adult.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.3; precedence as in ``fide-rules.md`` section 3.3.
     """
     derived = (
         pl.when(reached_2400)
-        .then(10)
-        .when(is_junior(year, birth_year, reached_2300))
-        .then(40)
-        .when(games_total.is_not_null() & (games_total < 30))
-        .then(40)
-        .otherwise(20)
+        .then(ladder.top)
+        .when(is_junior(year, birth_year, reached_2300, ladder))
+        .then(ladder.junior)
+        .when(games_total.is_not_null() & (games_total < ladder.new_player_games))
+        .then(ladder.new_player)
+        .otherwise(ladder.established)
     )
     return pl.coalesce(k_list, derived).cast(pl.Int64)
 
@@ -148,6 +183,7 @@ def k_for_next_list(
     games_total: pl.Expr,
     reached_2400: pl.Expr,
     reached_2300: pl.Expr,
+    ladder: KRule = K_2024,
 ) -> pl.Expr:
     """The K printed on the new list, recomputed for the next month from the updated state.
 
@@ -162,6 +198,7 @@ def k_for_next_list(
         birth_year: Year of birth (null when unknown).
         games_total: Rated games including this period's (null when unknown).
         reached_2400, reached_2300: Whether a published rating, the new one included, reached 2400 / 2300.
+        ladder: The K rules (the rule set's ``k``).
 
     Returns:
         K (Int64).
@@ -177,38 +214,43 @@ def k_for_next_list(
         games_total=games_total,
         reached_2400=reached_2400,
         reached_2300=reached_2300,
+        ladder=ladder,
     )
-    new_player_k = (k_list == 40) & ~junior_on_old_list & games_total.is_null() & ~reached_2400
-    return pl.when(new_player_k.fill_null(False)).then(40).otherwise(derived).cast(pl.Int64)
+    new_player_k = (k_list == ladder.new_player) & ~junior_on_old_list & games_total.is_null() & ~reached_2400
+    return pl.when(new_player_k.fill_null(False)).then(ladder.new_player).otherwise(derived).cast(pl.Int64)
 
 
-def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr) -> pl.Expr:
-    """The junior rule: year - birth year <= 18 and never published at 2300+ (False when unknown).
+def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr, ladder: KRule = K_2024) -> pl.Expr:
+    """The junior rule: year - birth year <= 18 (``ladder.junior_age``) and never published at 2300+
+    (``reached_2300``, see ``ladder.junior_below``); False when unknown.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.3 ("until the end of the year of their 18th birthday,
         as long as their rating remains under 2300"); ``fide-rules.md`` section 3.3 and U9.
     """
-    return (birth_year.is_not_null() & (year - birth_year <= 18) & ~reached_2300).fill_null(False)
+    return (birth_year.is_not_null() & (year - birth_year <= ladder.junior_age) & ~reached_2300).fill_null(False)
 
 
-def reached(flag: pl.Expr, rating: pl.Expr, threshold: int, k_list: pl.Expr | None = None) -> pl.Expr:
+def reached(
+    flag: pl.Expr, rating: pl.Expr, threshold: int, k_list: pl.Expr | None = None, ladder: KRule = K_2024
+) -> pl.Expr:
     """Whether a published rating has reached ``threshold``: the list's flag, else ``rating >= threshold``.
 
-    With ``k_list`` (for 2400), a printed K of 10 also means 2400 was reached (FIDE prints K 10 only
-    then, B.02 8.3.3).
+    With ``k_list`` (for 2400, ``ladder.top_from``), a printed K of 10 (``ladder.top``) also means 2400
+    was reached (FIDE prints K 10 only then, B.02 8.3.3).
     """
     default = rating.fill_null(0) >= threshold
     if k_list is not None:
-        default = default | (k_list.fill_null(0) == 10)
+        default = default | (k_list.fill_null(0) == ladder.top)
     return pl.coalesce(flag, default)
 
 
-def k_after_700_rule(k: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """K reduced to the largest whole number with K x n <= 700 when K x n > 700.
+def k_after_700_rule(k: pl.Expr, n: pl.Expr, ladder: KRule = K_2024) -> pl.Expr:
+    """K reduced to the largest whole number with K x n <= 700 when K x n > 700 (700: ``ladder.limit_700``).
 
     Args:
         k: K of the period (Int64). n: rated games of the period (all events together).
+        ladder: The K rules (the rule set's ``k``).
 
     Returns:
         floor(700 / n) where K x n > 700, else K (exactly 700 does not trigger the rule).
@@ -221,7 +263,8 @@ def k_after_700_rule(k: pl.Expr, n: pl.Expr) -> pl.Expr:
     >>> df.select(k_after_700_rule(pl.col("k"), pl.col("n")).alias("k"))["k"].to_list()
     [40, 38, 20, 19, 17, 10, 9]
     """
-    return pl.when(k * n > 700).then(700 // n).otherwise(k).cast(pl.Int64)
+    limit = ladder.limit_700
+    return pl.when(k * n > limit).then(limit // n).otherwise(k).cast(pl.Int64)
 
 
 def half_up_div(numerator: pl.Expr, denominator: pl.Expr) -> pl.Expr:
@@ -251,18 +294,21 @@ def performance_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr) -> tuple
     return rp.cast(pl.Int64), ra.cast(pl.Int64)
 
 
-def initial_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, *, maximum: int = 2200) -> pl.Expr:
+def initial_rating(
+    opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, rule: FirstRatingRule = FIRST_RATING_2024
+) -> pl.Expr:
     """Initial rating Ru of an unrated player from a pool of games against rated opponents.
 
-    Two fictitious opponents rated 1800, both drawn, are added: N = n + 2, S = sum + 3600,
-    W' = W + 1; Ra = S / N; p = W' / N rounded to two decimals (half up); Ru = Ra + dp(p), rounded to
-    a whole number (half up), at most 2200.
+    Two fictitious opponents rated 1800, both drawn, are added (``rule.fictitious_games``,
+    ``rule.fictitious_rating``): N = n + 2, S = sum + 3600, W' = W + 1; Ra = S / N; p = W' / N rounded
+    to two decimals (half up); Ru = Ra + dp(p), rounded to a whole number (half up), at most 2200
+    (``rule.maximum``).
 
     Args:
         opponents_sum: Sum of the pooled opponents' ratings, points (Int64).
         n: Pooled games against rated opponents (Int64).
         w2: Pooled score in half points (Int64).
-        maximum: Highest initial rating (2200).
+        rule: The numbers of first ratings (the rule set's ``first_rating``).
 
     Returns:
         Ru in rating points (Int64); whether it is published (n >= 5, Ru >= 1400) is decided by the caller.
@@ -271,9 +317,10 @@ def initial_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, *, maximum: 
         FIDE Rating Regulations (B.02, 2024) 8.2.2-8.2.3 and table 8.1.1; exact integer recipe and
         the published first rating F-N01 (1922) in ``fide-rules.md`` section 6.
     """
-    big_n = n + 2
-    p100 = half_up_div(100 * (w2 + 2), 2 * big_n)
+    extra = rule.fictitious_games  # each drawn: one half point each
+    big_n = n + extra
+    p100 = half_up_div(100 * (w2 + extra), 2 * big_n)
     dp = pl.lit(dp_by_p100()).gather(p100.clip(0, 100))
-    s = opponents_sum + 3600
+    s = opponents_sum + extra * rule.fictitious_rating
     ru = (2 * s + 2 * big_n * dp + big_n) // (2 * big_n)
-    return pl.min_horizontal(ru, pl.lit(maximum)).cast(pl.Int64)
+    return pl.min_horizontal(ru, pl.lit(rule.maximum)).cast(pl.Int64)

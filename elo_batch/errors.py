@@ -3,9 +3,50 @@
 Exit codes follow ``../shared/spec/interface.md`` (and BSD ``sysexits.h``): 2 usage, 65 bad input
 data, 66 input missing or unreadable, 70 internal, 73 output not writable. Only the CLI turns these
 errors into exit codes.
+
+A message names an option of the run through :func:`option`: the library's text names it as the
+Python keyword (``rule_set='elo'``), the CLI's text (:meth:`EloBatchError.render` with the flags) as
+the flag (``--rule-set elo``).
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+#: Marks an option named in a message: ``\ue000name\ue002``, or ``\ue000name\ue001T text\ue002`` with its
+#: value (T: ``s`` text, ``o`` anything else); private-use characters, never in a message otherwise, resolved
+#: whenever the message is rendered.
+_OPTION = re.compile("\ue000([A-Za-z0-9_]+)(?:\ue001([so])(.*?))?\ue002", re.DOTALL)
+
+
+def option(name: str, value: str | bool | int | None = None) -> str:
+    """An option of the run, as a message names it: ``name`` is the Python keyword (``rule_set``).
+
+    Rendered as ``rule_set`` or ``rule_set='elo'`` in the library's text, and as the flag
+    (``--rule-set``, ``--rule-set elo``; a flag set to True alone) in the CLI's (see
+    :meth:`EloBatchError.render`).
+
+    >>> error = UsageError(f"{option('rules', 'elo')} and {option('strict', True)} clash")
+    >>> str(error)
+    "rules='elo' and strict=True clash"
+    >>> error.render({})
+    '--rules elo and --strict clash'
+    """
+    if value is None:
+        return f"\ue000{name}\ue002"
+    return f"\ue000{name}\ue001{'s' if isinstance(value, str) else 'o'}{value}\ue002"
+
+
+def _resolve(text: str, flags: Mapping[str, str] | None) -> str:
+    def one(match: re.Match[str]) -> str:
+        name, kind, value = match.groups()
+        if flags is None:
+            return name if kind is None else f"{name}={value!r}" if kind == "s" else f"{name}={value}"
+        flag = flags.get(name, "--" + name.replace("_", "-"))
+        return flag if kind is None or (kind, value) == ("o", "True") else f"{flag} {value}"
+
+    return _OPTION.sub(one, text)
 
 
 class EloBatchError(Exception):
@@ -13,10 +54,13 @@ class EloBatchError(Exception):
 
     Attributes:
         exit_code: Process exit status the CLI uses for this error.
+        message: What went wrong, without the place and the hint.
         path: Input or output file concerned, if any.
         row: 1-based data row (header not counted) in ``path``, if any.
         column: Column concerned, if any.
         value: The offending value, if any.
+        hint: What to do about it, if anything (the library's text).
+        option: The option (Python keyword, ``period``) whose value is wrong, if any.
     """
 
     exit_code = 70
@@ -30,25 +74,46 @@ class EloBatchError(Exception):
         column: str | None = None,
         value: object = None,
         hint: str | None = None,
+        option: str | None = None,
     ) -> None:
+        self._message, self._hint = message, hint
         self.path = path
         self.row = row
         self.column = column
         self.value = value
-        self.hint = hint
+        self.hint = _resolve(hint, None) if hint else hint
+        self.option = option
+        super().__init__(self.render())
+
+    @property
+    def message(self) -> str:
+        """The message alone, without its place (file, row, column, option) and hint."""
+        return self._message
+
+    def render(self, flags: Mapping[str, str] | None = None) -> str:
+        """The full message: where (file, row, column or option), what, and the hint.
+
+        Args:
+            flags: None for the library's text, which names options as Python keywords (``option
+                rule_set``); else option keyword -> CLI flag (``{"list_kind": "--list"}``), other
+                keywords becoming ``--`` plus the keyword with dashes (``--rule-set``).
+        """
+        named = None
+        if self.option:
+            named = "option " + (self.option if flags is None else _resolve(f"\ue000{self.option}\ue002", flags))
+        elif self.column and self.column.startswith("-"):
+            named = f"option {self.column}"
+        elif self.column:
+            named = f"column {self.column}"
         where = ", ".join(
             part
-            for part in (
-                str(path) if path else "",
-                f"row {row}" if row is not None else "",
-                (f"option {column}" if column.startswith("-") else f"column {column}") if column else "",
-            )
+            for part in (str(self.path) if self.path else "", f"row {self.row}" if self.row is not None else "", named)
             if part
         )
-        text = f"{where}: {message}" if where else message
-        if hint:
-            text += f"\nHint: {hint}"
-        super().__init__(text)
+        text = f"{where}: {self._message}" if where else self._message
+        if self._hint:
+            text += f"\nHint: {self._hint}"
+        return _resolve(text, flags)
 
 
 class UsageError(EloBatchError, ValueError):

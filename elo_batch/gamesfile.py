@@ -9,7 +9,7 @@ import uuid
 import polars as pl
 
 from elo_batch import objectstore
-from elo_batch.encode import Format, table_bytes, write_table
+from elo_batch.encode import Format, os_error, table_bytes, write_table
 from elo_batch.errors import OutputError, UsageError
 from elo_batch.formulas import CsvFormulas
 
@@ -35,8 +35,11 @@ GAMES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def write_games(games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: CsvFormulas = "escape") -> str:
-    """Write the games table whole or not at all: CSV when ``out`` ends in ``.csv``, else Parquet (zstd).
+def write_games(
+    games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: CsvFormulas = "escape", name: str = "games"
+) -> str:
+    """Write the games table (or another imported table: ``name``) whole or not at all: CSV when ``out``
+    ends in ``.csv``, else Parquet (zstd).
 
     A local file is written beside its target and renamed into place, so a reader never sees half a
     file; an object-store URI (``s3://bucket/key``) is one PUT, which an object store makes visible
@@ -45,12 +48,13 @@ def write_games(games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: C
     Args:
         games: The imported games (one row per game); a lazy frame is streamed into the file (an
             object is first streamed into a local temporary file), never whole in memory.
-        out: A file path or an object-store URI.
+        out: A file path (or ``file:`` URL) or an object-store URI.
         csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
             quote; ids and numbers never) or ``keep``; see :mod:`elo_batch.formulas`.
+        name: What the table is, in messages: ``games``, or ``list`` for a rating list.
 
     Returns:
-        ``out``.
+        ``out`` (a ``file:`` URL as the path it names).
 
     Raises:
         UsageError: ``out`` ends in neither ``.csv`` nor ``.parquet`` / ``.pq``.
@@ -59,13 +63,13 @@ def write_games(games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: C
     suffix = os.path.splitext(out.rstrip("/"))[1].lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise UsageError(
-            f"cannot tell the file type of {out!r}", column="-o", hint="name the output games.parquet or games.csv."
+            f"cannot tell the file type of {out!r}", column="-o", hint=f"name the output {name}.parquet or {name}.csv."
         )
     fmt: Format = "csv" if suffix == ".csv" else "parquet"
     if objectstore.is_object_store(out):
         if isinstance(games, pl.LazyFrame):
             with tempfile.TemporaryDirectory(prefix="elo-batch-") as folder:
-                local = os.path.join(folder, f"games{suffix}")
+                local = os.path.join(folder, f"{name}{suffix}")
                 write_table(games, local, fmt, csv_formulas)
                 with open(local, "rb") as handle:
                     data = handle.read()
@@ -73,6 +77,7 @@ def write_games(games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: C
             data = table_bytes(games, fmt, csv_formulas=csv_formulas)
         objectstore.put_object(out, data)
         return out
+    out = objectstore.local_path(out)
     folder = os.path.dirname(os.path.abspath(out))
     temporary = os.path.join(folder, f".{os.path.basename(out)}.{uuid.uuid4().hex[:12]}.tmp")
     try:
@@ -83,7 +88,7 @@ def write_games(games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: C
         if os.path.exists(temporary):
             os.remove(temporary)
         raise write_error(
-            exc, out, "the games file", "check that the folder is writable and the disk has room."
+            exc, out, f"the {name} file", "check that the folder is writable and the disk has room."
         ) from exc
     return out
 
@@ -95,7 +100,11 @@ def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str,
     Raises:
         pl.exceptions.ComputeError: ``exc`` itself, when it is a fault of the plan, not of the disk.
     """
-    if not isinstance(exc, OSError) and "(os error" not in str(exc):
-        raise exc
-    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc).rsplit("IO error: ", 1)[-1]
+    error = os_error(exc, path)  # polars' error for a file it could not write: the OS error inside
+    if error is None:
+        if isinstance(exc, OSError):
+            error = exc
+        else:
+            raise exc
+    reason = error.strerror or str(error)
     return OutputError(f"cannot write {what} ({reason})", path=path, hint=hint)

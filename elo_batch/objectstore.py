@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from typing import Any
 from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import polars as pl
 
@@ -50,6 +52,30 @@ def is_object_store(location: str) -> bool:
     (True, False, False)
     """
     return bool(_URI.match(location)) and not location.lower().startswith("file://")
+
+
+def local_path(location: str) -> str:
+    """``location`` as a local path: a ``file:`` URL becomes the path it names, anything else is kept.
+
+    >>> local_path("file:///srv/elo/out"), local_path("file://localhost/srv/my%20out"), local_path("file:/srv")
+    ('/srv/elo/out', '/srv/my out', '/srv')
+    >>> local_path("out"), local_path("s3://lake/elo")
+    ('out', 's3://lake/elo')
+
+    Raises:
+        UsageError: a ``file://`` URL naming another host (on Windows that is a share: ``\\\\host\\share``).
+    """
+    if not location.lower().startswith("file:"):
+        return location
+    parts = urlsplit(location)
+    if parts.netloc.lower() in ("", "localhost"):
+        return url2pathname(parts.path)
+    if os.name == "nt":  # pragma: no cover - file://server/share/dir is the share \\server\share\dir
+        return url2pathname(f"//{parts.netloc}{parts.path}")
+    raise UsageError(
+        f"{location!r} names the host {parts.netloc!r}; a file:// URL here must name a local path",
+        hint="use file:///path/to/folder (three slashes), or the plain path.",
+    )
 
 
 def _obstore(uri: str) -> Any:
@@ -174,6 +200,23 @@ def write_period(
         raise OutputError(f"cannot write period {period} ({_first_line(exc)})", path=out, hint=HINT) from exc
     written["manifest"] = f"{root}/manifest/period={period}/manifest.json"
     return written
+
+
+def list_objects(uri: str) -> list[str]:
+    """The URIs of every object under ``uri``, sorted (names only: nothing is read).
+
+    Raises:
+        UsageError: as :func:`put_object`.
+        OutputError: the store refused the listing.
+    """
+    store, prefix = _split(uri)
+    obstore = _obstore(uri)
+    root = f"{urlsplit(uri).scheme}://{urlsplit(uri).netloc}"
+    try:
+        listing = obstore.list(store, prefix=prefix + "/" if prefix else None).collect()
+    except _store_errors() as exc:
+        raise OutputError(f"cannot list the objects ({_first_line(exc)})", path=uri, hint=HINT) from exc
+    return sorted(f"{root}/{item['path']}" for item in listing)
 
 
 def read_objects(uri: str, suffixes: tuple[str, ...]) -> list[tuple[str, bytes]]:

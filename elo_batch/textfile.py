@@ -1,19 +1,28 @@
-"""Streamed passes over a text file's bytes: its hash, its encoding, a UTF-8 copy; nothing held whole.
+"""Streamed passes over a text file's bytes: its hash, what a gzip file holds, its encoding, a UTF-8
+copy; nothing held whole.
 
-Each pass reads the file a block at a time (:data:`BLOCK`). The encoding rules, and their messages,
+Each pass reads the file a block at a time (:data:`BLOCK`). A gzip-compressed file is inflated once, in
+a stream, into a temporary file (up to the limits of :mod:`elo_batch.readers`: ``GZIP_RATIO`` times its
+size, at least ``GZIP_FLOOR``), which the other passes read. The encoding rules, and their messages,
 are those of :func:`elo_batch.readers.decode_text`, which decodes bytes already in memory.
 """
 
 from __future__ import annotations
 
 import codecs
+import contextlib
+import gzip
 import hashlib
+import os
 import tempfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import IO
 
-from elo_batch.errors import InputDataError, UsageError
-from elo_batch.readers import _BINARY, _UTF8_SEQUENCE, _no_header
+from elo_batch import readers
+from elo_batch.errors import InputDataError, UsageError, option
+from elo_batch.readers import _BINARY, _UTF8_SEQUENCE, EMPTY, GZIP_MAGIC, _no_header
 
 #: Bytes read at a time.
 BLOCK = 1 << 22
@@ -22,13 +31,101 @@ UNIT_SEPARATOR = "\x1f"
 
 
 @dataclass(frozen=True)
+class Stored:
+    """A file as stored, and where its content is read from.
+
+    Attributes:
+        path: The file (what messages name). source: Where its content is: the file itself, or the
+            temporary file a gzip-compressed file was inflated into.
+        size: Bytes of the file as stored. sha256: Hex digest of them (what the manifest records).
+        head: The content's first 4 bytes. content_size: Bytes of the content.
+        nonblank: Whether any byte of the content is not whitespace.
+    """
+
+    path: str
+    source: str
+    size: int
+    sha256: str
+    head: bytes
+    content_size: int
+    nonblank: bool
+
+    @property
+    def compressed(self) -> bool:
+        """Whether the content is what a gzip file holds."""
+        return self.source != self.path
+
+
+@contextlib.contextmanager
+def stored(path: str) -> Iterator[Stored]:
+    """The file hashed, and its content: a gzip-compressed file inflated into a temporary file, in a
+    stream (removed on leaving), anything else as it is.
+
+    Raises:
+        OSError: the file cannot be read (or the temporary file written).
+        InputDataError: a gzip file that is not readable, or that inflates past the limit.
+    """
+    with open(path, "rb") as handle:
+        magic = handle.read(len(GZIP_MAGIC))
+    if magic != GZIP_MAGIC:
+        size, sha256, head, nonblank = _hash(path)
+        yield Stored(path, path, size, sha256, head, size, nonblank)
+        return
+    size, sha256, _, _ = _hash(path)
+    handle_out, temporary = tempfile.mkstemp(prefix="elo-batch-", suffix=".inflated")
+    try:
+        with open(handle_out, "wb") as out:
+            content_size, head, nonblank = _inflate(path, size, out)
+        yield Stored(path, temporary, size, sha256, head, content_size, nonblank)
+    finally:
+        os.remove(temporary)
+
+
+def _inflate(path: str, size: int, out: IO[bytes]) -> tuple[int, bytes, bool]:
+    """Inflate the gzip file (every member of it) into ``out``, a block at a time; (bytes, the first 4,
+    whether any is not whitespace).
+
+    Raises:
+        InputDataError: not a readable gzip stream, or more than the limit inflated (refused then:
+            no more is inflated).
+    """
+    floor, ratio = readers.GZIP_FLOOR, readers.GZIP_RATIO  # read here: a test may lower them
+    limit = max(floor, ratio * size)
+    total, head, nonblank = 0, b"", False
+    with gzip.open(path, "rb") as stream:
+        while True:
+            try:
+                block = stream.read(BLOCK)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise InputDataError(
+                    f"not a readable gzip file ({exc})",
+                    path=path,
+                    hint="the file may be truncated (an interrupted copy?); compress it again, or give it "
+                    "uncompressed.",
+                ) from exc
+            if not block:
+                return total, head, nonblank
+            total += len(block)
+            if total > limit:
+                raise InputDataError(
+                    f"the gzip file inflates to more than {limit:,} bytes (the limit: {ratio} times its size, at "
+                    f"least {floor // 2**20} MiB); refused as a likely decompression bomb",
+                    path=path,
+                    hint="give the file uncompressed if it really is this large.",
+                )
+            head = head if len(head) >= 4 else (head + block)[:4]
+            nonblank = nonblank or bool(block.strip())
+            out.write(block)
+
+
+@dataclass(frozen=True)
 class TextFile:
     """A file's bytes, checked as text.
 
     Attributes:
-        size: Bytes. sha256: Hex digest of the bytes.
+        size: Bytes. sha256: Hex digest of the bytes (of the file as stored).
         codec: The text encoding. skip: Bytes of a UTF-8 byte-order mark to skip (else 0).
-        found: What the text holds.
+        found: What the text holds. source: Where the text's bytes are (see :class:`Stored`).
     """
 
     size: int
@@ -36,6 +133,7 @@ class TextFile:
     codec: str
     skip: int
     found: Found
+    source: str
 
     @property
     def utf8(self) -> bool:
@@ -66,11 +164,12 @@ class _BadByte(Exception):
         self.byte, self.line = byte, line
 
 
-def check(path: str, forced: str | None) -> TextFile:
-    """Hash the file and check that it is text, as :func:`elo_batch.readers.decode_text` does.
+def check(file: Stored, forced: str | None) -> TextFile:
+    """Check that a file's content (see :func:`stored`) is text, as :func:`elo_batch.readers.decode_text`
+    does.
 
     Args:
-        path: The file.
+        file: The file, hashed.
         forced: The encoding to use, or None to detect it.
 
     Raises:
@@ -78,13 +177,13 @@ def check(path: str, forced: str | None) -> TextFile:
         UsageError: ``forced`` is not an encoding Python knows.
         InputDataError: the file is empty, holds only blank lines, is binary or not text.
     """
-    size, sha256, head, nonblank = _hash(path)
-    if not nonblank:
-        raise _no_header(path, "the file is empty (0 bytes)" if size == 0 else "the file holds only blank lines")
-    codec, skip, found = _encoding(path, head, forced)
+    path = file.path
+    if not file.nonblank:
+        raise _no_header(path, EMPTY if file.content_size == 0 else "the file holds only blank lines")
+    codec, skip, found = _encoding(file.source, path, file.head, forced)
     if not found.text:
         raise _no_header(path, "the file holds only blank lines")
-    return TextFile(size, sha256, codec, skip, found)
+    return TextFile(file.size, file.sha256, codec, skip, found, file.source)
 
 
 def _hash(path: str) -> tuple[int, str, bytes, bool]:
@@ -99,14 +198,15 @@ def _hash(path: str) -> tuple[int, str, bytes, bool]:
     return size, digest.hexdigest(), head, nonblank
 
 
-def _encoding(path: str, head: bytes, forced: str | None) -> tuple[str, int, Found]:
-    """(codec, BOM bytes to skip, what the text holds): the forced encoding, else UTF-8 (BOM or not) or
-    UTF-16 with a BOM, else Windows-1252 when it reads every byte and nothing in the file is UTF-8."""
+def _encoding(source: str, path: str, head: bytes, forced: str | None) -> tuple[str, int, Found]:
+    """(codec, BOM bytes to skip, what the text holds) of the bytes in ``source`` (messages name
+    ``path``): the forced encoding, else UTF-8 (BOM or not) or UTF-16 with a BOM, else Windows-1252 when
+    it reads every byte and nothing in the file is UTF-8."""
     if forced:
         try:
-            return forced, 0, _decode_pass(path, forced, 0)
+            return forced, 0, _decode_pass(source, forced, 0)
         except LookupError as exc:
-            raise UsageError(f"{forced!r} is not a text encoding", column="--encoding") from exc
+            raise UsageError(f"{forced!r} is not a text encoding", option="encoding") from exc
         except _BadByte as bad:
             raise InputDataError(
                 f"byte 0x{bad.byte:02X} on line {bad.line} is not {forced}",
@@ -122,30 +222,30 @@ def _encoding(path: str, head: bytes, forced: str | None) -> tuple[str, int, Fou
     elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         name = "utf-16"
     try:
-        found = _decode_pass(path, name, skip)
+        found = _decode_pass(source, name, skip)
     except _BadByte as bad:
         where = f"byte 0x{bad.byte:02X} on line {bad.line}"
-        if name == "utf-8" and not skip and _any_utf8(path):
+        if name == "utf-8" and not skip and _any_utf8(source):
             raise InputDataError(
                 f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
                 path=path,
                 hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-                "--encoding (for example cp1252).",
+                f"{option('encoding')} (for example cp1252).",
             ) from None
         try:
-            name, skip, found = "cp1252", 0, _decode_pass(path, "cp1252", 0)
+            name, skip, found = "cp1252", 0, _decode_pass(source, "cp1252", 0)
         except _BadByte:
             raise InputDataError(
                 f"the file is not UTF-8 or Windows-1252 text ({where})",
                 path=path,
-                hint="save it as UTF-8, or name its encoding with --encoding (for example latin-1).",
+                hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
             ) from None
     if found.nul_line is not None:
         raise InputDataError(
             f"the file holds NUL characters (line {found.nul_line}): it is binary, or UTF-16 text without a "
             "byte-order mark",
             path=path,
-            hint="save it as UTF-8 CSV, or name its encoding with --encoding (for example utf-16-le).",
+            hint=f"save it as UTF-8 CSV, or name its encoding with {option('encoding')} (for example utf-16-le).",
         )
     return name, skip, found
 
@@ -199,11 +299,11 @@ def _any_utf8(path: str) -> bool:
     return False
 
 
-def transcode(path: str, text: TextFile) -> str:
-    """A temporary UTF-8 copy of the file (classic Mac line ends as line feeds); its path. The caller
-    removes it."""
+def transcode(text: TextFile) -> str:
+    """A temporary UTF-8 copy of the file's text (classic Mac line ends as line feeds); its path. The
+    caller removes it."""
     handle, temporary = tempfile.mkstemp(prefix="elo-batch-", suffix=".csv")
     with open(handle, "w", encoding="utf-8", newline="") as out:
-        for block in decoded(path, text.codec, text.skip):
+        for block in decoded(text.source, text.codec, text.skip):
             out.write(block.replace("\r", "\n") if text.found.mac else block)
     return temporary

@@ -7,17 +7,35 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 from __future__ import annotations
 
 import collections
+import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.cells import DATE_RANGE, cell_text, in_date_range, inexact_number, is_date_type, text_column
 from elo_batch.errors import InputDataError
-from elo_batch.readers import PARQUET_SUFFIXES, RAGGED, InputFile, expand_paths, read_rows, read_table, scan_table
-from elo_batch.text import closest_hint
+from elo_batch.names import READER_COLUMNS, escape, unescape
+from elo_batch.readers import (
+    PARQUET_ERRORS,
+    PARQUET_SUFFIXES,
+    RAGGED,
+    FrameInput,
+    InputFile,
+    expand_paths,
+    frame_rows,
+    held_names,
+    read_frame,
+    read_rows,
+    read_table,
+    reading,
+    scan_table,
+)
+from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
+from elo_batch.text import column_hints
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -68,12 +86,13 @@ ONE_SIDED_FORFEITS: dict[str, int] = {"+": 100, "-": 0, "--": 0}
 
 RESULT_HINT = "use 1-0, 0-1, 1/2-1/2 (or ½-½, 0.5-0.5), or +--/--+/-- for forfeits."
 SCORE_HINT = "use the player's score 1, 0.5 or 0, or + / - for a forfeit."
-MAX_RATING = 3500
 #: ``2.000`` or ``2,000``: a rating written with a thousands separator, never the number 2 (or 2.0).
 THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
-#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas);
-#: "2.000" is caught first by THOUSANDS_SEPARATED.
-WHOLE_NUMBER = r"^[0-9]+(\.0+)?$"
+#: A whole number as text: digits, or digits with a zero fraction (2000.0 from a spreadsheet or pandas),
+#: signed or not (-5 is a number, out of range for a rating); "2.000" is caught first by THOUSANDS_SEPARATED.
+WHOLE_NUMBER = r"^[+-]?[0-9]+(\.0+)?$"
+#: A number as text, with decimals or not (``--rounding none`` ratings).
+DECIMAL_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
 #: A period written YYYY-MM.
 PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
@@ -126,8 +145,8 @@ class GamesInput:
         """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
         file after file (see :func:`load_games`). A Categorical of the files' paths (text written
         dictionary-encoded)."""
-        names = list(dict.fromkeys(f.path for f in self.files))
-        paths = pl.Series([f.path for f in self.files], dtype=pl.Categorical)
+        names = list(dict.fromkeys(f.source_file for f in self.files))
+        paths = pl.Series([f.source_file for f in self.files], dtype=pl.Categorical)
         if len(names) <= 1:
             return pl.lit(paths[0] if len(paths) else None, paths.dtype)
         starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
@@ -142,21 +161,22 @@ class _Check:
 
 
 def load_games(
-    paths: list[str] | tuple[str, ...],
+    paths: Sequence[str | FrameInput],
     *,
     fractional_ratings: bool = False,
     encoding: str | None = None,
     exclude: tuple[str, ...] = (),
     chunk_rows: int | None = None,
 ) -> GamesInput:
-    """Read and check game files of either shape of the contract.
+    """Read and check game files (or frames) of either shape of the contract.
 
     Args:
-        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`).
+        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`), or frames in
+            memory (read as :func:`elo_batch.readers.read_frame` reads them, then checked as files are).
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
         exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
-        chunk_rows: When the Parquet inputs hold more rows than this, they are not read into memory:
+        chunk_rows: When the Parquet inputs (and LazyFrames) hold more rows than this, they are not read into memory:
             ``rows`` is a plan that reads and checks them chunk by chunk each time it runs (the
             rejected rows and repeated game_ids are found here, in passes over the files). None:
             always in memory.
@@ -168,32 +188,39 @@ def load_games(
         InputMissingError: a file is missing or unreadable.
         InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
     """
-    found = expand_paths(paths, exclude=exclude)
-    stream = chunk_rows is not None and sum(_parquet_rows(path) for path in found) > chunk_rows
+    found = _expand(paths, exclude)
+    stream = chunk_rows is not None and sum(_rows_to_stream(source) for source in found) > chunk_rows
     plans: list[tuple[pl.LazyFrame, pl.LazyFrame]] = []  # canonical rows, rejected rows
     checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
     files: list[InputFile] = []
     absent: set[str] | None = None
     absent_by_file: list[set[str]] = []
     offset = 0
-    for path in found:
+    streamed_bad: list[pl.DataFrame] = []
+    for source in found:
         frame: pl.DataFrame | pl.LazyFrame
-        if stream:
-            frame, info = scan_table(path, encoding=encoding, trim=False)  # the plans read what they use
-        else:  # the game columns only (Parquet): a column nobody uses is never read
-            frame, info = read_table(path, encoding=encoding, trim=False, columns=_GAME_COLUMNS)
-        files.append(info)  # text trimmed by the checks, where needed
-        good, bad, missing = _check_file(
-            frame, path, fractional_ratings, trimmed=info.encoding != "parquet", file_columns=info.columns
-        )
-        good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
-        if stream:
-            plans.append((good, bad))
-        else:  # check the file now, and let its raw rows go
-            good_rows, bad_rows = pl.collect_all([good, bad])
-            if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
-                bad_rows = _whole_raw(bad_rows, path, encoding)
-            checked.append((good_rows, bad_rows))
+        if stream:  # the plans read what they use
+            if isinstance(source, FrameInput):
+                frame, info = read_frame(source, trim=False, lazy=True)
+            else:
+                frame, info = scan_table(source, encoding=encoding, trim=False)
+        elif isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
+            frame, info = read_frame(source, trim=False, columns=_GAME_COLUMNS)
+        else:  # the game columns only: a column nobody uses is never read
+            frame, info = read_table(source, encoding=encoding, trim=False, columns=_GAME_COLUMNS)
+        files.append(_note_ignored_columns(info))  # text trimmed by the checks, where needed
+        trimmed = info.encoding not in ("parquet", "frame")
+        with reading(info.path):  # a panic or a damaged page of this file: an error naming it
+            good, bad, missing = _check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
+            good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
+            if stream:  # the rejected rows now, a pass over the file that decodes its rows
+                plans.append((good, bad))
+                streamed_bad.append(bad.collect(engine="streaming"))
+            else:  # check the file now, and let its raw rows go
+                good_rows, bad_rows = pl.collect_all([good, bad])
+                if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+                    bad_rows = _whole_raw(bad_rows, source, encoding)
+                checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
         offset += info.rows
@@ -213,7 +240,7 @@ def load_games(
     rows: pl.DataFrame | pl.LazyFrame
     if stream:
         rows = pl.concat([good.with_columns(id_types) for good, _ in plans])
-        bad_rows = pl.concat([bad for _, bad in plans]).collect(engine="streaming")
+        bad_rows = pl.concat(streamed_bad)
     else:
         rows = (
             pl.concat([good.with_columns(id_types) for good, _ in checked])
@@ -233,55 +260,89 @@ def load_games(
     )
 
 
+def _expand(paths: Sequence[str | FrameInput], exclude: tuple[str, ...]) -> list[str | FrameInput]:
+    """Files named by paths, globs or folders (see ``expand_paths``), frames in their places."""
+    if all(isinstance(path, str) for path in paths):
+        return list(expand_paths([path for path in paths if isinstance(path, str)], exclude=exclude))
+    found: list[str | FrameInput] = []
+    for path in paths:
+        found.extend([path] if isinstance(path, FrameInput) else expand_paths([path], exclude=exclude))
+    return found
+
+
+def _rows_to_stream(source: str | FrameInput) -> int:
+    """Rows that count towards streaming: a Parquet file's or a LazyFrame's (frames and CSV files in
+    memory count 0)."""
+    if isinstance(source, FrameInput):
+        return frame_rows(source) if isinstance(source.data, pl.LazyFrame) else 0
+    return _parquet_rows(source)
+
+
+def _note_ignored_columns(info: InputFile) -> InputFile:
+    """``info`` with a note for each column of the file named like a column elo-batch itself writes
+    from every games row (``source_file``, ``source_row``): ignored, as every column the contract does
+    not name, but said, since the outputs hold elo-batch's own values under that name."""
+    held = info.columns
+    notes = [
+        f"{info.path}: column {name} is ignored: the audit and rejected rows hold elo-batch's own {name} "
+        + ("(the file's path)" if name == c.SOURCE_FILE else "(the row's number in the file)")
+        for name in READER_COLUMNS
+        if escape(name) in held
+    ]
+    return dataclasses.replace(info, notes=(*info.notes, *notes)) if notes else info
+
+
 def _parquet_rows(path: str) -> int:
     """Rows of a Parquet file from its footer (0 for anything else; errors are reported when it is read)."""
     if not path.lower().endswith(PARQUET_SUFFIXES):
         return 0
     try:
         return int(pl.scan_parquet(path).select(pl.len()).collect().item())
-    except Exception:  # not Parquet after all, or damaged: read_table says what is wrong
+    except PARQUET_ERRORS:  # not Parquet after all, or damaged (a panic too): read_table says what is wrong
         return 0
 
 
-def _whole_raw(rejected: pl.DataFrame, path: str, encoding: str | None) -> pl.DataFrame:
-    """Rejected rows of a file read for some columns only, with ``raw`` made from every column."""
-    whole = read_rows(path, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
-    raw = whole.select(c.SOURCE_ROW, _raw([n for n in whole.columns if n != c.SOURCE_ROW]))
+def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
+    """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
+    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
+    raw = whole.select(c.SOURCE_ROW, _raw(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
     return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
 
 
-def _raw(columns: list[str]) -> pl.Expr:
-    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text."""
-    return pl.struct(pl.col(columns).cast(pl.String)).struct.json_encode().alias(c.RAW)
+def _raw(schema: pl.Schema, columns: list[str]) -> pl.Expr:
+    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
+    :func:`elo_batch.cells.cell_text`), under the file's own (unescaped) names."""
+    return (
+        pl.struct([cell_text(schema, name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
+    )
 
 
 def _check_file(
-    table: pl.DataFrame | pl.LazyFrame,
-    path: str,
-    fractional: bool,
-    *,
-    trimmed: bool,
-    file_columns: tuple[str, ...] = (),
+    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
     the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written).
-    ``file_columns``: every column of the file, read or not, for the messages (default: the table's)."""
+    ``header``: the column names as the file spells them, for messages (default: as held)."""
     schema = table.collect_schema()
-    names = set(schema.names())
-    frame = pl.DataFrame(schema=dict.fromkeys(file_columns, pl.String) if file_columns else schema)  # for messages
+    frame = pl.DataFrame(schema=schema)  # the columns, for the messages
+    names = set(frame.columns)
+    spelled = _spelled(frame, header, path)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
         one_sided = True
     else:
-        raise _missing_columns_error(frame, path)
+        raise _missing_columns_error(names, spelled, path)
     if not ({c.DATE, c.PERIOD} & names):
+        close = column_hints([c.DATE, c.PERIOD], _unused(spelled))
         raise InputDataError(
             "missing column 'date' (or 'period')",
             path=path,
-            hint=f"the file has {_listing(frame)}; {closest_hint('date', frame.columns)}",
+            hint=f"the file has {_listing(spelled)}. "
+            + (f"{close[0].upper()}{close[1:]} " if close else "")
+            + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
-    _check_types(schema, path)
+    check_types(schema, path)
     col = _ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
@@ -300,6 +361,7 @@ def _check_file(
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
         _Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
+        *[_Check(name, col.inexact_id(name), _inexact_reason(col.text(name))) for name in (white, black, c.GAME_ID)],
         _Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
         _Check(score_col, few(col.missing(score_col)), pl.lit(f"missing {score_col}")),
         _Check(
@@ -322,7 +384,10 @@ def _check_file(
             c.DATE,
             few(date_bad),
             pl.format(
-                "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", _quoted(col.text(c.DATE))
+                "date {} is out of range. Hint: expected a date from 0000-01-01 to 9999-12-31."
+                if is_date_type(schema.get(c.DATE, pl.String()))
+                else "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).",
+                _quoted(col.text(c.DATE)),
             ),
         ),
         _Check(
@@ -346,15 +411,15 @@ def _check_file(
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
-        .with_row_index("row_key")
-        .with_columns(pl.col("row_key").cast(pl.Int64), *few.indices())
+        .with_row_index("__row_key")  # working columns beside the user's: all named __ (elo_batch.names)
+        .with_columns(pl.col("__row_key").cast(pl.Int64), *few.indices())
         .rename(few.hidden())
         .with_columns(pl.col(untrimmed).str.strip_chars())
         .with_columns(few.computed)
         .with_columns(
             _first_failed(checks).alias("__failed"),
-            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("score100"),
-            few(token.is_in(list(forfeit_tokens))).alias("forfeit"),
+            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("__score100"),
+            few(token.is_in(list(forfeit_tokens))).alias("__forfeit"),
         )
     )
     original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
@@ -370,11 +435,11 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            _raw(original),
+            _raw(schema, original),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
-        pl.col("row_key"),
+        pl.col("__row_key").alias("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
         pl.lit(one_sided).alias("one_sided"),
@@ -385,8 +450,8 @@ def _check_file(
         col.text(c.ROUND).alias(c.ROUND),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
-        pl.col("score100"),
-        pl.col("forfeit"),
+        pl.col("__score100").alias("score100"),
+        pl.col("__forfeit").alias("forfeit"),
         white_value.alias(c.WHITE_RATING),
         black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
@@ -447,7 +512,13 @@ class _ByValue:
         if dtype == pl.Date:  # every day from the first to the last: the day number is the index
             days = pl.col(name).to_physical()
             first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
-            if isinstance(first, int) and isinstance(last, int) and last - first < limit:
+            low, high = DATE_RANGE  # days out of it are no dates (and the day after 2^31 - 1 is no Int32)
+            if (
+                isinstance(first, int)
+                and isinstance(last, int)
+                and last - first < limit
+                and low <= first <= last <= high
+            ):
                 every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
                 self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
                 self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)
@@ -519,29 +590,16 @@ def _of_failed(checks: list[_Check], pick: Callable[[_Check], pl.Expr]) -> pl.Ex
     return expr.otherwise(None).cast(pl.String)
 
 
+def _inexact_reason(text: pl.Expr) -> pl.Expr:
+    return pl.format(
+        "{} is not an id: the column holds numbers with decimals (floats are exact ids only for whole numbers "
+        "below 2^53). Hint: store ids as integers or as text.",
+        _quoted(text),
+    )
+
+
 def _quoted(expr: pl.Expr) -> pl.Expr:
     return pl.format("'{}'", expr)
-
-
-def text_column(schema: pl.Schema, name: str) -> pl.Expr:
-    """A raw input column as text: null when absent or empty; whole floats lose their '.0' (a Parquet
-    id written 123.0 is '123'), NaN is empty (pandas' missing value); other types as polars writes them."""
-    dtype = schema.get(name)
-    if dtype is None:
-        return pl.lit(None, pl.String)
-    expr = pl.col(name)
-    if dtype == pl.String:
-        return pl.when(expr.str.len_bytes() > 0).then(expr)
-    if dtype.is_float():
-        whole = expr.is_finite() & (expr == expr.round(0))
-        return (
-            pl.when(expr.is_nan())
-            .then(None)
-            .when(whole)
-            .then(expr.cast(pl.Int64, strict=False).cast(pl.String))
-            .otherwise(expr.cast(pl.String))
-        )
-    return expr.cast(pl.String)
 
 
 class _ColumnReader:
@@ -568,6 +626,11 @@ class _ColumnReader:
             return pl.col(name).is_null() | pl.col(name).is_nan()
         return pl.col(name).is_null()
 
+    def inexact_id(self, name: str) -> pl.Expr:
+        """True where an id column of floats or decimals holds no exact whole number (see
+        :func:`elo_batch.cells.inexact_number`)."""
+        return inexact_number(self.schema, name)
+
     def same_text(self, left: str, right: str) -> pl.Expr:
         """``text(left) == text(right)``; integer columns compare as integers (the same answer)."""
         types = self.schema.get(left), self.schema.get(right)
@@ -576,15 +639,16 @@ class _ColumnReader:
         return self.text(left) == self.text(right)
 
     def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
-        """(local date as written, row is not a date) for a date or date-time column."""
+        """(local date as written, row is not a date) for a date or date-time column; a Date or Datetime
+        value outside the years 0000-9999 is not a date (:data:`elo_batch.cells.DATE_RANGE`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Date), pl.lit(False)
         expr = pl.col(name)
-        if dtype == pl.Date:
-            return expr, pl.lit(False)
-        if isinstance(dtype, pl.Datetime):
-            return expr.dt.date(), pl.lit(False)
+        if is_date_type(dtype):
+            in_range = in_date_range(expr, dtype)
+            kept: pl.Expr = pl.when(in_range).then(expr)  # out-of-range values never reach a date operation
+            return (kept if dtype == pl.Date else kept.dt.date()), expr.is_not_null() & ~in_range
         text = self.text(name)
         value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
         rest_ok = text.str.slice(10).str.contains(f"^([T ]{_CLOCK}{_SECONDS}?\\s*(Z|[+-]{_OFFSET})?)?$")
@@ -593,16 +657,20 @@ class _ColumnReader:
         return pl.when(~bad).then(value), bad
 
     def rating(self, name: str) -> pl.Expr:
-        """The column as rating points (Float64), null when absent or empty."""
+        """The column as rating points (Float64), null when absent, empty or 0: a rating of 0 is "no
+        rating", as pairing programs export it and as TRF and PGN files write it."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Float64)
         if dtype == pl.String:
-            return self.text(name).cast(pl.Float64, strict=False)
-        return pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+            value = self.text(name).cast(pl.Float64, strict=False)
+        else:
+            value = pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+        return pl.when(value != 0).then(value)
 
     def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
-        """Checks of a rating column: a number, whole unless ``fractional``, 0 < rating < 3500."""
+        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``; 0 is no
+        rating (see :meth:`rating`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return []
@@ -619,7 +687,7 @@ class _ColumnReader:
                     ),
                 )
             )
-            pattern = r"^[0-9]+(\.[0-9]+)?$" if fractional else WHOLE_NUMBER
+            pattern = DECIMAL_NUMBER if fractional else WHOLE_NUMBER
             checks.append(
                 _Check(
                     name,
@@ -660,8 +728,8 @@ class _ColumnReader:
         checks.append(
             _Check(
                 name,
-                value.is_not_null() & ((value <= 0) | (value >= MAX_RATING)),
-                pl.format("rating {} is out of range. Hint: expected 0 < rating < 3500.", text),
+                value.is_not_null() & rating_out_of_range(value),
+                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE} (0 or empty: no rating).", text),
             )
         )
         return checks
@@ -714,9 +782,9 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     conflict = flagged.filter("__conflict")
     if conflict.height == 0:
         return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
-    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(
-        pl.format("{} row {}", c.SOURCE_FILE, c.SOURCE_ROW).str.join(", ").alias("__where")
-    )
+    row = pl.format("row {}", c.SOURCE_ROW)
+    place = pl.when(pl.col(c.SOURCE_FILE).is_null()).then(row).otherwise(pl.format("{} {}", c.SOURCE_FILE, row))
+    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(place.str.join(", ").alias("__where"))
     reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left").select(
         pl.col(c.PERIOD),
         pl.col(c.SOURCE_FILE),
@@ -736,15 +804,33 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
-def _listing(frame: pl.DataFrame) -> str:
-    names = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    return "columns " + ", ".join(names) if names else "no columns"
+def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[str, str]:
+    """The file's own columns, read or not: held name -> the name as the file spells it (``header``, in
+    order); without a header, the table's columns, as held, unescaped."""
+    if header:
+        return dict(zip(held_names(header, path), header, strict=True))
+    own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    return {n: unescape(n) for n in own}
 
 
-def _check_types(schema: pl.Schema, path: str) -> None:
-    """Refuse a column of a nested or binary type (a Parquet file of another shape), naming it."""
+def _unused(spelled: dict[str, str]) -> list[str]:
+    """The spellings of the columns that are not columns of the contract (candidates for a hint)."""
+    return [written for held, written in spelled.items() if held not in _GAME_COLUMNS]
+
+
+def _listing(spelled: dict[str, str]) -> str:
+    return "columns " + ", ".join(spelled.values()) if spelled else "no columns"
+
+
+def check_types(schema: pl.Schema, path: str, names: tuple[str, ...] | list[str] = _GAME_COLUMNS) -> None:
+    """Refuse a column of ``names`` (default: the games columns) of a nested or binary type (a Parquet
+    file of another shape), naming it.
+
+    Raises:
+        InputDataError: such a column.
+    """
     for name, dtype in schema.items():
-        if name in _GAME_COLUMNS and isinstance(dtype, _NESTED):
+        if name in names and isinstance(dtype, _NESTED):
             raise InputDataError(
                 f"column {name} has type {dtype}; expected text, a number or a date",
                 path=path,
@@ -753,8 +839,7 @@ def _check_types(schema: pl.Schema, path: str) -> None:
             )
 
 
-def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
-    names = set(frame.columns)
+def _missing_columns_error(names: set[str], spelled: dict[str, str], path: str) -> InputDataError:
     if {c.PLAYER_ID, c.OPPONENT_RATING, c.SCORE} & names and not {c.WHITE_ID, c.BLACK_ID} & names:
         missing = [
             wanted
@@ -767,10 +852,9 @@ def _missing_columns_error(frame: pl.DataFrame, path: str) -> InputDataError:
         ]
     else:
         missing = [name for name in c.TWO_SIDED_REQUIRED if name not in names]
-    hints = [closest_hint(name, frame.columns) for name in missing]
-    hint_text = " ".join(h for h in hints if h)
+    hint_text = column_hints(missing, _unused(spelled))
     return InputDataError(
-        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the file has {_listing(frame)}",
+        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the file has {_listing(spelled)}",
         path=path,
         hint=(hint_text + " " if hint_text else "")
         + "a games file needs white_id, black_id, result and date (or period); a one-sided results file "

@@ -47,9 +47,8 @@ def _run(cli, tmp_path: Path, games: Path, rating_list: Path, *extra: str):
         ("2,2025-11-03,,A,B,1-0,2000,1.900", "black_rating", "'1.900' is not a rating: it looks like a number with"),
         ("2,2025-11-03,,A,B,1-0,2000.5,1900", "white_rating", "'2000.5' is not a rating. Hint: a whole number"),
         ("2,2025-11-03,,A,B,1-0,abc,1900", "white_rating", "'abc' is not a rating"),
-        ("2,2025-11-03,,A,B,1-0,-5,1900", "white_rating", "'-5' is not a rating"),
+        ("2,2025-11-03,,A,B,1-0,-5,1900", "white_rating", "rating -5 is out of range. Hint: expected 0 < rating"),
         ("2,2025-11-03,,A,B,1-0,3500,1900", "white_rating", "rating 3500 is out of range. Hint: expected 0 < rating"),
-        ("2,2025-11-03,,A,B,1-0,0,1900", "white_rating", "rating 0 is out of range"),
         ("2,2025-11-03,,A,B", None, "the row has 5 fields where the header has 8"),
         ("2,2025-11-03,,A,B,1-0,,,x", None, "the row has 9 fields where the header has 8. Hint: a value that holds"),
     ],
@@ -121,7 +120,7 @@ def test_strict_fails_before_anything_is_written(cli, tmp_path, rating_list) -> 
         (
             "date,whiteid,black_id,res\n2025-11-01,A,B,1-0",
             "missing columns white_id, result; the file has columns date, whiteid, black_id, res\n"
-            "Hint: did you mean 'whiteid' for 'white_id'?",
+            "Hint: did you mean 'whiteid' for 'white_id' and 'res' for 'result'?",
         ),
         (
             "player_id,opponent_rtg,result,date\nA,1900,1,2025-11-01",

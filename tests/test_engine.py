@@ -93,6 +93,13 @@ def test_round_half_away_from_zero(hundredths: int, points: int) -> None:
     assert _one(engine.round_half_away_100(pl.col("x")), x=[hundredths]) == [points]
 
 
+def test_formula_pd_has_the_same_digits_in_a_frame_of_one_row() -> None:
+    """polars divides a one-row column by a number with a true division, a longer one by multiplying by
+    the reciprocal: PD must not depend on how many games a chunk holds (the kernels' split invariance)."""
+    pd = engine.expected_score_100(pl.col("d"), "formula")
+    assert _one(pd, d=[-190]) == _one(pd, d=[-190, 0])[:1] == [25.091693712246432]
+
+
 def test_rounding_works_on_float_hundredths_of_the_formula() -> None:
     assert _one(engine.round_half_away_100(pl.col("x")), x=[480.5, -250.0, 1818.1]) == [5, -3, 18]
 

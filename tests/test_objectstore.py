@@ -122,6 +122,18 @@ def test_rerun_replaces_only_that_period_and_removes_its_stale_objects(cli, buck
     assert {key: _body(bucket, key) for key in _keys(bucket, "elo/ratings/period=2025-12/")} == december
 
 
+def test_rerunning_a_past_period_names_the_later_periods_left_stale_in_the_store(cli, bucket: str, inputs) -> None:
+    games, rating_list = inputs
+    out = f"s3://{bucket}/elo"
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11..2025-12", "--out", out).exit_code == 0
+
+    rerun = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", out)
+
+    assert rerun.exit_code == 0, rerun.output
+    assert "now stale: 2025-12. Hint: re-run 2025-12 from the new list of 2025-11." in rerun.stderr
+    assert json.loads(_body(bucket, "elo/manifest/period=2025-11/manifest.json"))["stale_periods"] == ["2025-12"]
+
+
 def test_missing_bucket_exits_73_with_a_hint(cli, bucket: str, inputs) -> None:
     games, rating_list = inputs
     result = cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", "s3://no-such-bucket/x")

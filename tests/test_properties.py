@@ -1,17 +1,14 @@
-"""Property tests: invariants of a rating period that hold for any valid input."""
+"""Property tests: invariants of a rating period that hold for any valid input (in memory, through the API)."""
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
+from typing import Literal
 
 import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from elo_batch.config import RunConfig
-from elo_batch.runner import run
-from tests.conftest import read_table
+import elo_batch
 
 PERIOD = "2025-11"
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,18 +39,17 @@ def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
     return game_rows, rating_list
 
 
-def _rate(games: pl.DataFrame, rating_list: pl.DataFrame, fmt: str = "csv") -> tuple[pl.DataFrame, pl.DataFrame]:
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        games_path, list_path = root / f"games.{fmt}", root / f"list.{fmt}"
-        if fmt == "csv":
-            games.write_csv(games_path)
-            rating_list.write_csv(list_path)
-        else:
-            games.write_parquet(games_path)
-            rating_list.write_parquet(list_path)
-        run([str(games_path)], config=RunConfig(periods=(PERIOD,)), ratings_path=str(list_path), out=str(root / "out"))
-        return read_table(root / "out", "ratings", PERIOD), read_table(root / "out", "audit", PERIOD)
+def _rate(
+    games: pl.DataFrame, rating_list: pl.DataFrame, kind: Literal["text", "typed"] = "typed"
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The new list and the audit. ``text``: every cell as text, as a CSV file gives it; ``typed``: the
+    columns' own types (integer ratings and K), as a Parquet file keeps them, handed over as pyarrow."""
+    if kind == "text":
+        games_in, list_in = games.cast(pl.String), rating_list.cast(pl.String)
+    else:
+        games_in, list_in = games.to_arrow(), rating_list.to_arrow()
+    result = elo_batch.rate_period(games_in, period=PERIOD, ratings=list_in)
+    return result.ratings, result.audit.collect()
 
 
 def _list_only(ratings: pl.DataFrame) -> pl.DataFrame:
@@ -69,21 +65,21 @@ def test_row_order_does_not_matter(data, rnd) -> None:
     order = list(range(games.height))
     rnd.shuffle(order)
     shuffled = games[order]
-    assert _list_only(_rate(games, rating_list)[0]).equals(_list_only(_rate(shuffled, rating_list)[0]))
+    assert _list_only(_rate(games, rating_list, "text")[0]).equals(_list_only(_rate(shuffled, rating_list, "text")[0]))
 
 
 @SETTINGS
 @given(periods())
-def test_csv_and_parquet_agree(data) -> None:
+def test_text_and_typed_tables_agree(data) -> None:
     games, rating_list = data
-    assert _list_only(_rate(games, rating_list, "csv")[0]).equals(_list_only(_rate(games, rating_list, "parquet")[0]))
+    assert _list_only(_rate(games, rating_list, "text")[0]).equals(_list_only(_rate(games, rating_list, "typed")[0]))
 
 
 @SETTINGS
 @given(periods())
 def test_change_is_bounded_by_k_times_games(data) -> None:
     games, rating_list = data
-    ratings, _ = _rate(games, rating_list, "parquet")
+    ratings, _ = _rate(games, rating_list)
     rated = ratings.filter(pl.col("games") > 0)
     assert (rated["change"].abs() <= rated["k_used"] * rated["games"]).all()
     assert (rated["k_used"] * rated["games"] <= 700).all()
@@ -93,7 +89,7 @@ def test_change_is_bounded_by_k_times_games(data) -> None:
 @given(periods())
 def test_changes_cancel_per_game_when_both_under_2650_with_the_same_k(data) -> None:
     games, rating_list = data
-    _, audit = _rate(games, rating_list, "parquet")
+    _, audit = _rate(games, rating_list)
     per_game = audit.group_by("game_id").agg(
         pl.col("k_change").sum().alias("total"),
         pl.col("rating").max().alias("top"),
@@ -107,7 +103,7 @@ def test_changes_cancel_per_game_when_both_under_2650_with_the_same_k(data) -> N
 @given(periods())
 def test_new_rating_is_old_rating_plus_rounded_sum_of_audit(data) -> None:
     games, rating_list = data
-    ratings, audit = _rate(games, rating_list, "parquet")
+    ratings, audit = _rate(games, rating_list)
     sums = audit.group_by("player_id").agg((pl.col("k_change") * 100).round(0).cast(pl.Int64).sum().alias("x100"))
     joined = ratings.join(sums, on="player_id", how="left").with_columns(pl.col("x100").fill_null(0))
     for row in joined.iter_rows(named=True):

@@ -1,0 +1,43 @@
+"""Keeps the columns of a user's file apart from the columns elo-batch adds: one reserved namespace and
+one reversible escape; no data handling.
+
+elo-batch adds columns to the tables it reads: the reader's ``source_file`` and ``source_row``, and the
+working columns of the checks and of the engine, whose names all begin with ``__`` (``__ragged__``,
+``__failed``, ``__idx``, ...). Those names are reserved. A user's column whose name is reserved, or
+begins with the escape mark ``~``, is renamed where its file is read by putting a ``~`` in front:
+``__raw_result`` is held as ``~__raw_result``, ``source_row`` as ``~source_row``, ``~x`` as ``~~x``.
+The escape is one-to-one, so that two user columns never become one and no user column ever meets a
+column of elo-batch; :func:`unescape` gives the name back wherever the user sees it again (the rating
+list's pass-through columns in the new list, the ``raw`` record of a rejected row, messages).
+
+>>> escape("__raw_result"), escape("source_row"), escape("name")
+('~__raw_result', '~source_row', 'name')
+>>> unescape(escape("~x"))
+'~x'
+"""
+
+from __future__ import annotations
+
+from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
+
+#: Names of elo-batch's working columns begin with this.
+WORKING_PREFIX = "__"
+#: Put in front of a user's column name that is reserved.
+ESCAPE = "~"
+#: Columns the reader adds to every table it reads.
+READER_COLUMNS = (SOURCE_FILE, SOURCE_ROW)
+
+
+def is_reserved(name: str) -> bool:
+    """A name that a user's column may not hold as it is (see the module docstring)."""
+    return name.startswith((WORKING_PREFIX, ESCAPE)) or name in READER_COLUMNS
+
+
+def escape(name: str) -> str:
+    """A user's column name as elo-batch holds it: with ``~`` in front when :func:`is_reserved`."""
+    return ESCAPE + name if is_reserved(name) else name
+
+
+def unescape(name: str) -> str:
+    """The user's own name of a column held as :func:`escape` made it."""
+    return name[len(ESCAPE) :] if name.startswith(ESCAPE) else name

@@ -1,0 +1,330 @@
+"""Warnings about likely mistakes that do not stop a run, and the limit on rejected rows (``max_rejected``).
+
+A run can exit 0 with a list that looks fine and is wrong: the rating list forgotten (every player
+unrated), most rows rejected, ids written unlike the list's (``0100`` for ``100``), the same games
+delivered in two files, a past period re-run under later ones, a list without ``k`` or ``games_total``.
+Each check is a whole-column polars query over what the run already has (the checked game rows, the
+list, a period's result); only a handful of examples are then looked at in Python. Library code: it
+returns texts or raises :class:`~elo_batch.errors.StrictRejectError`; it never prints.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from pathlib import Path
+from typing import Literal
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch import delta, objectstore
+from elo_batch.config import RunConfig, next_period, rejected_limit
+from elo_batch.errors import OutputError, StrictRejectError, option
+from elo_batch.period import Counts, PeriodResult
+from elo_batch.readers import InputFile
+from elo_batch.validate import GamesInput
+
+#: Examples a warning shows (ids, rejected rows).
+EXAMPLES = 5
+#: Rejected rows a "most rows were rejected" warning shows.
+FIRST_REJECTED = 3
+#: Most listed ids difflib compares with one unlisted id (see :func:`closest_id`).
+_CANDIDATES = 200
+#: Lowest difflib ratio of a close match: one character changed in a 7-digit id scores 0.86.
+_CUTOFF = 0.8
+#: Characters of an id compared at each end when choosing the candidates.
+_ENDS = 24
+#: What makes two game rows the same game (the canonical columns but position and file).
+_GAME = (
+    c.PERIOD, c.DATE, c.EVENT_ID, c.ROUND, c.WHITE_ID, c.BLACK_ID, "one_sided", "score100", "forfeit",
+    c.WHITE_RATING, c.BLACK_RATING,
+)  # fmt: skip
+_PARTITION = re.compile(r"/period=([0-9]{4}-(?:0[1-9]|1[0-2]))/part-0\.[A-Za-z0-9]+$")
+
+
+def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunConfig) -> None:
+    """Refuse a run in which more rows are rejected than ``config.max_rejected`` allows.
+
+    A percentage is of the rows of the periods rated: their usable rows plus ``rejected`` (the rows
+    rejected in them and those whose period cannot be read). Rows of other periods count in neither.
+
+    Args:
+        rejected: The run's rejected rows (``REJECTED_SCHEMA``), in input order.
+        games: The run's checked game rows.
+        config: The run's settings.
+
+    Raises:
+        StrictRejectError: over the limit (exit 65); the caller must write nothing.
+    """
+    if config.max_rejected is None:
+        return
+    rows = sum(games.period_rows.get(period, 0) for period in config.periods) + rejected.height
+    if rejected.height <= rejected_limit(config.max_rejected, rows):
+        return
+    first = rejected.row(0, named=True)
+    raise StrictRejectError(
+        f"{rejected.height} of {rows} rows of the period(s) rated were rejected ({_share(rejected.height, rows)}), "
+        f"more than {option('max_rejected', config.max_rejected)} allows; nothing was written. "
+        f"First: {_reason(first[c.REASON])}",
+        path=first[c.SOURCE_FILE],
+        row=first[c.SOURCE_ROW],
+        column=first[c.COLUMN],
+        value=first[c.VALUE],
+        hint=f"fix the rejected rows (`elo-batch validate` lists them), or raise {option('max_rejected')}.",
+    )
+
+
+def input_notes(
+    games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None, config: RunConfig
+) -> tuple[str, ...]:
+    """Warnings about the inputs as a whole: the same games in two files, a list that gives everyone K 20."""
+    return (
+        *_identical_files(games.files),
+        *_repeated_games(games, config.periods),
+        *_k20(rating_list, list_info, config),
+    )
+
+
+def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Warnings about one rated period: nothing rated, most rows rejected, ids not on the list, later
+    periods of the output left stale.
+
+    Args:
+        result: The period as rated.
+        list_given: A rating list was given (without one, every player comes from the games).
+        stale: Later periods in the output that were rated from the list this period replaces.
+    """
+    counts, period, ratings = result.counts, result.period, result.ratings
+    in_period = counts.counted + counts.not_counted
+    notes = []
+    if not list_given and ratings.height and ratings[c.RATING_BEFORE].null_count() == ratings.height:
+        notes.append(
+            f"{period}: no player has a rating: no rating list was given and the game rows carry no ratings, so "
+            "every player is unrated and no game is rated. Hint: give the list in force with --ratings."
+        )
+    elif counts.counted == 0 and in_period:
+        notes.append(
+            f"{period}: no game was rated: all {in_period} row(s) of the period are audited as not counted "
+            "(the audit gives each reason)"
+        )
+    elif counts.counted == 0 and not counts.rejected:
+        read = f"{counts.rows_read} row(s) read, all of other periods" if counts.rows_read else "no rows read"
+        notes.append(f"{period}: no game of this period in the inputs ({read}): the list is carried forward unchanged")
+    if mostly_rejected(counts):
+        shown = "; ".join(_where(row) for row in result.rejected.head(FIRST_REJECTED).iter_rows(named=True))
+        rows = in_period + counts.rejected
+        notes.append(
+            f"{period}: most rows were rejected: {counts.rejected} of {rows} ({_share(counts.rejected, rows)}); "
+            f"the list is built from the other {in_period} row(s). First: {shown}"
+        )
+    if list_given and result.unlisted.len():
+        notes.append(unlisted_note(result.unlisted, ratings[c.PLAYER_ID], period))
+    if stale:
+        months = next_period(period) if stale[-1] == next_period(period) else f"{next_period(period)}..{stale[-1]}"
+        notes.append(
+            f"later period(s) in the output were rated from the list this run replaced and are now stale: "
+            f"{', '.join(stale)}. Hint: re-run {months} from the new list of {period}."
+        )
+    return tuple(notes)
+
+
+def mostly_rejected(counts: Counts) -> bool:
+    """More than half of the period's rows (counted, not counted, rejected) were rejected."""
+    return counts.rejected * 2 > counts.counted + counts.not_counted + counts.rejected
+
+
+def unlisted_note(unlisted: pl.Series, listed: pl.Series, period: str) -> str:
+    """The warning about players of the games absent from the list, with the closest listed id of a
+    few: the same id but for spaces, case and leading zeros, else difflib's closest (see
+    :func:`closest_id`).
+
+    Args:
+        unlisted: Ids of the period's players absent from the list in force (text or Int64).
+        listed: Ids of the new list (the list in force and the players who gained a rating).
+        period: The period, for the message.
+
+    >>> unlisted_note(pl.Series(["0100", "Z9"]), pl.Series(["100", "200", "0100", "Z9"]), "2025-10")
+    "2025-10: 2 player id(s) of the games are not on the rating list and are unrated newcomers; 1 of \
+them match a listed id once spaces, case and leading zeros are ignored: '0100' (listed as '100'), 'Z9'. \
+Hint: ids are compared as text ('0100' is not '100'): write them as the list does."
+    """
+    ids = unlisted.cast(pl.String)
+    on_list = listed.cast(pl.String)
+    on_list = on_list.filter(~on_list.is_in(ids.implode()))
+    keys = pl.DataFrame({"__listed": on_list}).with_columns(_normalised(pl.col("__listed")).alias("__key"))
+    found = (
+        pl.DataFrame({"__id": ids})
+        .with_columns(_normalised(pl.col("__id")).alias("__key"))
+        .join(keys.unique("__key", keep="first", maintain_order=True), on="__key", how="left", maintain_order="left")
+    )
+    same = found.filter(pl.col("__listed").is_not_null())
+    examples = pl.concat([same, found.filter(pl.col("__listed").is_null())]).head(EXAMPLES)
+    shown = []
+    for example, match in examples.select("__id", "__listed").iter_rows():
+        if match is not None:
+            shown.append(f"{example!r} (listed as {match!r})")
+            continue
+        closest = closest_id(example, on_list)
+        shown.append(f"{example!r} (closest listed id: {closest!r})" if closest else repr(example))
+    text = f"{period}: {ids.len()} player id(s) of the games are not on the rating list and are unrated newcomers"
+    if same.height:
+        text += f"; {same.height} of them match a listed id once spaces, case and leading zeros are ignored"
+    more = ", ..." if ids.len() > EXAMPLES else ""
+    hint = "Hint: ids are compared as text ('0100' is not '100'): write them as the list does."
+    return f"{text}: {', '.join(shown)}{more}. {hint}"
+
+
+def closest_id(wanted: str, listed: pl.Series) -> str | None:
+    """The listed id closest to ``wanted`` by difflib, among a bounded sample of ``listed``; None when
+    none is close.
+
+    The sample: ids of about its length that keep its first or its last few characters (one typo,
+    a changed, added, dropped or swapped character, keeps one of them whole), those sharing the most
+    leading and trailing characters with it first.
+
+    >>> closest_id("2020090", pl.Series(["2020009", "5202213", "2020091"]))
+    '2020091'
+    """
+    end = max(1, (len(wanted) - 2) // 2)
+    head, tail = wanted[:_ENDS], wanted[-_ENDS:]
+    name = pl.col("__id")
+    candidates = (
+        listed.cast(pl.String)
+        .alias("__id")
+        .to_frame()
+        .filter(
+            ((name.str.len_chars().cast(pl.Int64) - len(wanted)).abs() <= 1)
+            & (name.str.starts_with(wanted[:end]) | name.str.ends_with(wanted[-end:]))
+        )
+        .with_columns(
+            pl.sum_horizontal(
+                *(name.str.starts_with(head[:k]) for k in range(1, len(head) + 1)),
+                *(name.str.ends_with(tail[-k:]) for k in range(1, len(tail) + 1)),
+            ).alias("__shared")
+        )
+        .sort("__shared", "__id", descending=[True, False])
+        .head(_CANDIDATES)
+    )
+    match = difflib.get_close_matches(wanted, candidates["__id"].to_list(), n=1, cutoff=_CUTOFF)
+    return match[0] if match else None
+
+
+def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
+    """Periods with a ratings partition in ``out`` later than every period of ``periods``, in order.
+
+    None are found where an object store refuses the listing: the writes that follow report why.
+    """
+    if not periods:
+        return ()
+    if not objectstore.is_object_store(out) and delta.is_table(Path(objectstore.local_path(out)) / "ratings"):
+        return delta.later_periods(out, periods)
+    if objectstore.is_object_store(out):
+        try:
+            names = objectstore.list_objects(out.rstrip("/") + "/ratings")
+        except OutputError:
+            return ()
+    else:
+        names = [path.as_posix() for path in (Path(out) / "ratings").glob("period=*/part-0.*")]
+    found = {match.group(1) for match in map(_PARTITION.search, names) if match}
+    return tuple(sorted(period for period in found if period > max(periods)))
+
+
+def _identical_files(files: tuple[InputFile, ...]) -> list[str]:
+    by_digest: dict[str, list[str]] = {}
+    for info in files:
+        if info.rows:
+            by_digest.setdefault(info.sha256, []).append(info.path)
+    return [
+        f"{', '.join(paths)}: identical files (sha256 {digest[:16]}...): rows without a game_id are rated once "
+        "per copy. Hint: give the games once (or give each game a game_id: an exact repeat then counts once)."
+        for digest, paths in by_digest.items()
+        if len(paths) > 1
+    ]
+
+
+def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
+    """Games without a game_id found, identical, in two different files (identical files aside)."""
+    copy_of: dict[str, int] = {}
+    digests: dict[str, int] = {}
+    for info in games.files:
+        copy_of[info.path] = digests.setdefault(info.sha256, len(digests))
+    if len({copy_of[info.path] for info in games.files if info.rows}) < 2:
+        return []
+    rows = games.rows.lazy().filter(pl.col(c.GAME_ID).is_null() & ~pl.col("duplicate"))
+    if periods:
+        rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
+    content = [name for name in _GAME if name not in games.absent]  # absent columns are null in every row
+    keyed = rows.select(
+        pl.struct(content).hash().alias("__game"),
+        pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias("__copy"),
+        "row_key",
+        c.SOURCE_FILE,
+        c.SOURCE_ROW,
+    )
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
+    repeated = (
+        keyed.group_by("__game")
+        .agg(pl.col("__copy").n_unique().alias("__copies"), pl.col("row_key").min())
+        .filter(pl.col("__copies") > 1)
+        .sort("row_key")
+        .collect(engine=engine)
+    )
+    if repeated.height == 0:
+        return []
+    first = repeated["__game"][0]
+    where = (
+        keyed.filter(pl.col("__game") == first)
+        .group_by("__copy")
+        .agg(pl.col("row_key", c.SOURCE_FILE, c.SOURCE_ROW).sort_by("row_key").first())
+        .sort("row_key")
+        .head(2)
+        .collect(engine=engine)
+    )
+    example = " and ".join(f"{file} row {row}" for file, row in where.select(c.SOURCE_FILE, c.SOURCE_ROW).iter_rows())
+    extra = int(repeated["__copies"].sum()) - repeated.height
+    return [
+        f"{repeated.height} game(s) without a game_id appear identically in two or more files (first: {example}): "
+        f"each copy is rated, {extra} game(s) too many. Hint: give the games once, or give each game a game_id "
+        "(an exact repeat then counts once)."
+    ]
+
+
+def _k20(rating_list: pl.DataFrame | None, list_info: InputFile | None, config: RunConfig) -> list[str]:
+    """A list without k and games_total: every adult under 2400 gets K 20 (FIDE's K 40 until 30 games
+    cannot be seen)."""
+    if rating_list is None or rating_list[c.RATING].null_count() == rating_list.height:
+        return []
+    fide_k = (
+        any(config.rules_for(period).k_rule == "fide" for period in config.periods)
+        if config.periods
+        else config.k is None and config.rules == "fide" and config.rule_set != "elo"
+    )
+    unknown = all(rating_list[name].null_count() == rating_list.height for name in (c.K, c.GAMES_TOTAL))
+    if not (fide_k and unknown):
+        return []
+    where = f"{list_info.path}: " if list_info else ""
+    return [
+        f"{where}the rating list has neither k nor games_total: every rated player under 2400 who is not a junior "
+        "gets K 20, also one with fewer than 30 rated games (K 40 by FIDE 8.3.3). Hint: add the k FIDE prints "
+        "on the list, or games_total."
+    ]
+
+
+def _normalised(ids: pl.Expr) -> pl.Expr:
+    """An id without spaces, in lower case, without leading zeros (``' 0100 '`` -> ``'100'``)."""
+    return ids.str.replace_all(r"\s+", "").str.to_lowercase().str.strip_chars_start("0")
+
+
+def _where(row: dict[str, object]) -> str:
+    column = f", column {row[c.COLUMN]}" if row[c.COLUMN] else ""
+    return f"{row[c.SOURCE_FILE]} row {row[c.SOURCE_ROW]}{column}: {_reason(str(row[c.REASON]))}"
+
+
+def _reason(reason: str) -> str:
+    """A rejected row's reason without its hint."""
+    return reason.split(". Hint:")[0]
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "0%"

@@ -1,0 +1,244 @@
+"""The period engine's kernels: cut into chunks, a period gives the result of the whole run.
+
+Split invariance (a property test, in memory, no files): a period's table cut into random runs of
+rows, mapped chunk by chunk (rate the sides, partial sums), the partial sums reduced in a random order,
+finalized, and each chunk audited, gives the same new list and the same audit as the whole run
+(:func:`elo_batch.period.rate_period`), under every kind of rule set: FIDE table and the logistic
+formula, rounding by period, by game or none (fractional ratings), the rapid 600/2600 rule; with game
+ids repeated in other chunks, newcomers' pools (from the list and from this period, first events
+scored zero), forfeits, and without a list (ratings from the game rows).
+"""
+
+from __future__ import annotations
+
+import itertools
+from unittest import mock
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from elo_batch.config import RunConfig
+from elo_batch.errors import InternalError
+from elo_batch.kernels import prepass
+from elo_batch.kernels.audit import audit
+from elo_batch.kernels.finish import finalize
+from elo_batch.kernels.sides import Chunk, rate_chunk
+from elo_batch.kernels.sums import SUM_ROWS, partial_sums, reduce_sums
+from elo_batch.period import rate_period
+from elo_batch.ratinglist import list_schema
+from elo_batch.readers import InputFile
+from elo_batch.validate import GamesInput, _check_file, _mark_duplicates
+
+PERIOD = "2025-11"
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Rule sets by name: each kind of arithmetic the kernels do differently.
+RULES = {
+    "fide": RunConfig(periods=(PERIOD,)),
+    "fide-rounding-game": RunConfig(periods=(PERIOD,), rounding="game"),
+    "fide-formula": RunConfig(periods=(PERIOD,), expected="formula"),
+    "fide-formula-rounding-game": RunConfig(periods=(PERIOD,), expected="formula", rounding="game"),
+    "fide-rounding-none": RunConfig(periods=(PERIOD,), rounding="none"),
+    "fide-rapid-600": RunConfig(periods=(PERIOD,), list_kind="rapid"),
+    "elo": RunConfig(periods=(PERIOD,), rules="elo"),
+    "elo-rounding-none": RunConfig(periods=(PERIOD,), rules="elo", rounding="none"),
+}
+POOLS = [None, "2025-09:2:2:3400", "2025-10:3:1:5100", "2025-10:0:0:0", "2024-01:4:8:8000"]
+
+
+def games_input(frame: pl.DataFrame, *, fractional: bool) -> GamesInput:
+    """Game rows in memory checked as a file's are (one file, ``games``), repeated game_ids flagged."""
+    table = frame.with_columns(
+        pl.lit("games").alias("source_file"), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_row")
+    )
+    good, bad, absent = _check_file(table, "games", fractional, trimmed=True)
+    rows, reused, period_rows = _mark_duplicates(good.collect())
+    info = InputFile("games", 0, "", frame.height, "utf-8", ",")
+    return GamesInput(rows, pl.concat([bad.collect(), reused]), (info,), period_rows, frozenset(absent))
+
+
+@st.composite
+def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str]:
+    """A period's games (two-sided, with repeats) and the list in force (or None), and the rules' name."""
+    rules = draw(st.sampled_from(sorted(RULES)))
+    fractional = rules.endswith("rounding-none")
+    n_players = draw(st.integers(3, 8))
+    ids = [f"P{i}" for i in range(n_players)]
+    with_list = draw(st.booleans()) or not draw(st.booleans())  # three times in four
+    listed = draw(st.integers(1, n_players)) if with_list else 0  # the others are newcomers, absent from it
+    rating = st.integers(1400, 2850).map(float)
+    if fractional:
+        rating = st.integers(5600, 11400).map(lambda quarters: quarters / 4)
+    mostly = st.sampled_from([True, True, True, True, False])  # four times in five
+    rated_or_not = st.tuples(mostly, rating).map(lambda pair: pair[1] if pair[0] else None)
+    ratings = draw(st.lists(rated_or_not, min_size=listed, max_size=listed))
+    rating_list = pl.DataFrame(
+        {
+            "player_id": ids[:listed],
+            "rating": ratings,
+            "k": draw(st.lists(st.sampled_from([None, 10, 20, 40]), min_size=listed, max_size=listed)),
+            "birth_year": draw(st.lists(st.sampled_from([None, 1990, 2008]), min_size=listed, max_size=listed)),
+            "games_total": draw(st.lists(st.sampled_from([None, 4, 29, 100]), min_size=listed, max_size=listed)),
+            "reached_2400": [None] * listed,
+            "reached_2300": [None] * listed,
+            "pending": [None if r is not None else draw(st.sampled_from(POOLS)) for r in ratings],
+        },
+        schema=list_schema(pl.String()),
+    )
+    pairs = st.tuples(st.integers(0, n_players - 1), st.integers(0, n_players - 1)).filter(lambda p: p[0] != p[1])
+    game = st.tuples(
+        pairs,
+        st.sampled_from(["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1/2-1/2", "1-0", "+--", "--+"]),
+        st.integers(1, 30),
+        st.sampled_from([None, "E1", "E2", "E3"]),
+        rated_or_not if not with_list else st.none(),
+        rated_or_not if not with_list else st.none(),
+    )
+    games = draw(st.lists(game, min_size=12, max_size=60))
+    rows = [
+        {
+            "game_id": f"g{i}",
+            "date": f"{PERIOD}-{day:02d}",
+            "event_id": event,
+            "white_id": ids[w],
+            "black_id": ids[b],
+            "result": result,
+            "white_rating": wr,
+            "black_rating": br,
+        }
+        for i, ((w, b), result, day, event, wr, br) in enumerate(games)
+    ]
+    for repeat in draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):  # exact repeats, anywhere later
+        rows.insert(draw(st.integers(repeat + 1, len(rows))), dict(rows[repeat]))
+    frame = pl.DataFrame(rows, schema_overrides={"white_rating": pl.Float64, "black_rating": pl.Float64})
+    if with_list:
+        frame = frame.drop("white_rating", "black_rating")
+    return frame, rating_list if with_list else None, rules
+
+
+def _cuts(data: st.DataObject, rows: int) -> list[tuple[int, int]]:
+    """The period table (``rows`` rows) cut into runs of consecutive rows at random places."""
+    inner = data.draw(st.lists(st.integers(0, rows), max_size=6)) if rows else []
+    bounds = sorted({0, rows, *inner})
+    return list(itertools.pairwise(bounds)) or [(0, 0)]
+
+
+@SETTINGS
+@given(periods(), st.data())
+def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
+    frame, rating_list, name = case
+    rules = RULES[name].rules_for(PERIOD)
+    games = games_input(frame, fractional=rules.rounding == "none")
+    block = data.draw(st.sampled_from([SUM_ROWS, 1, 2, 3, 7]), label="block_rows")
+    with mock.patch("elo_batch.period._SUM_ROWS", block):
+        whole = rate_period(games, rating_list, rules, PERIOD)
+
+    prepared = prepass.prepare(games, rating_list, PERIOD)
+    table = prepared.table
+    chunks = [Chunk(start, table.slice(start, stop - start)) for start, stop in _cuts(data, table.height)]
+    rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
+    partials = [partial_sums(chunk, sides, rules, prepared.players) for chunk, sides in zip(chunks, rated, strict=True)]
+    order = data.draw(st.permutations(range(len(partials))), label="reduce order")
+    totals = reduce_sums(
+        [partials[i] for i in order], rules, players=prepared.players, rows=table.height, block_rows=block
+    )
+    finished = finalize(prepared, totals, rules, PERIOD)
+    source_file = games.source_file(pl.col("row_key"))
+    audits = [
+        audit(
+            chunk,
+            sides,
+            finished,
+            ids=prepared.ids,
+            source_file=source_file,
+            absent=games.absent,
+            rules=rules,
+            period=PERIOD,
+        ).collect()
+        for chunk, sides in zip(chunks, rated, strict=True)
+    ]
+
+    assert finished.ratings.equals(whole.ratings), (finished.ratings, whole.ratings)
+    assert pl.concat(audits).equals(whole.audit.collect())
+    assert finished.counted_rows == whole.counts.counted
+
+
+def _period_of(text: str, ratings: tuple[float, ...] = (1900.0, 2000.0, 2100.0)) -> tuple[GamesInput, pl.DataFrame]:
+    rows = [line.split(",") for line in text.strip().splitlines()]
+    frame = pl.DataFrame(rows[1:], schema=rows[0], orient="row")
+    rating_list = pl.DataFrame({"player_id": ["A", "B", "C"], "rating": list(ratings)}).select(
+        pl.col(name) if name in ("player_id", "rating") else pl.lit(None).cast(dtype).alias(name)
+        for name, dtype in list_schema(pl.String()).items()
+    )
+    return games_input(frame, fractional=False), rating_list
+
+
+GAMES = """game_id,date,white_id,black_id,result
+g1,2025-11-01,A,B,1-0
+g2,2025-11-02,B,C,1/2-1/2
+g1,2025-11-01,A,B,1-0
+g3,2025-11-03,C,A,0-1"""
+
+
+def test_the_formula_rated_a_row_at_a_time_has_the_digits_of_one_pass() -> None:
+    """A chunk of one row computes PD as a longer one does (D = -190: polars' one-row division differs)."""
+    games, rating_list = _period_of(GAMES, ratings=(1900.0, 2090.0, 2100.0))
+    rules = RULES["elo"].rules_for(PERIOD)
+    whole = rate_period(games, rating_list, rules, PERIOD)
+    with mock.patch("elo_batch.period._SUM_ROWS", 1):
+        by_row = rate_period(games, rating_list, rules, PERIOD)
+
+    assert whole.audit.collect()["expected_score"][0] == 0.2509169371224643
+    assert by_row.audit.collect().equals(whole.audit.collect())
+    assert by_row.ratings.equals(whole.ratings)
+
+
+def test_a_repeated_game_id_in_another_chunk_stays_a_duplicate() -> None:
+    """The repeat of g1 (row 3) is flagged before the cut: in a chunk of its own it is still not rated."""
+    games, rating_list = _period_of(GAMES)
+    rules = RULES["fide"].rules_for(PERIOD)
+    prepared = prepass.prepare(games, rating_list, PERIOD)
+    chunks = [Chunk(i, prepared.table.slice(i, 1)) for i in range(prepared.table.height)]
+    rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
+
+    partials = [partial_sums(chunk, sides, rules, prepared.players) for chunk, sides in zip(chunks, rated, strict=True)]
+
+    assert [p.rated_rows for p in partials] == [1, 1, 0, 1]
+    assert rated[2].white["__code"].to_list() == [1]  # duplicate row
+
+
+def test_chunks_that_leave_rows_out_are_refused() -> None:
+    games, rating_list = _period_of(GAMES)
+    rules = RULES["fide-formula"].rules_for(PERIOD)
+    prepared = prepass.prepare(games, rating_list, PERIOD)
+    chunk = Chunk(0, prepared.table.slice(0, 2))
+    partial = partial_sums(chunk, rate_chunk(chunk, prepared.list_rating, rules), rules, prepared.players)
+
+    with pytest.raises(InternalError, match="the chunks hold 2 rows of a period of 4"):
+        reduce_sums([partial], rules, players=prepared.players, rows=prepared.table.height)
+
+
+def test_rounding_by_game_scales_past_the_group_by_limit() -> None:
+    """70,000 players with one game each: K used is gathered per row, not inside the group-by (where
+    each of the 70,000 groups would gather all 70,000 K values: 4.9e9 rows, over polars' 2^32 limit)."""
+    players = 70_000
+    ids = [f"P{i}" for i in range(players)]
+    frame = pl.DataFrame(
+        {
+            "game_id": [f"g{i}" for i in range(players // 2)],
+            "date": f"{PERIOD}-05",
+            "white_id": ids[0::2],
+            "black_id": ids[1::2],
+            "result": "1-0",
+        }
+    )
+    rating_list = pl.DataFrame({"player_id": ids, "rating": 2000.0, "k": 20}).select(
+        pl.col(name) if name in ("player_id", "rating", "k") else pl.lit(None).cast(dtype).alias(name)
+        for name, dtype in list_schema(pl.String()).items()
+    )
+    rules = RULES["fide-rounding-game"].rules_for(PERIOD)
+
+    result = rate_period(games_input(frame, fractional=False), rating_list, rules, PERIOD)
+
+    assert sorted(result.ratings["change"].value_counts().rows()) == [(-10, 35_000), (10, 35_000)]
