@@ -5,14 +5,16 @@ Memory itself is measured by ``benchmarks/memory.py``; these tests pin the behav
 
 from __future__ import annotations
 
+import gzip
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from elo_batch import pgn, pgnsource, readers
+from elo_batch import pgn, pgnsource, readers, textfile
 from elo_batch.errors import InputDataError
 from elo_batch.validate import _GAME_COLUMNS, load_games
 
@@ -260,3 +262,86 @@ def test_a_full_disk_while_streaming_the_games_is_an_output_error(
     assert result.exit_code == 73
     assert f"{message} (No space left on device)" in result.stderr
     assert [p.name for p in tmp_path.iterdir()] == ["one.pgn"]  # no temporary file left
+
+
+# --- gzip CSV and frames: the same bounds ----------------------------------------------------------
+
+
+def test_a_gzip_csv_is_inflated_a_block_at_a_time_into_a_temporary_file(tmp_path: Path, monkeypatch) -> None:
+    """Never whole in memory: no read of the gzip stream asks for more than a block, and the
+    temporary file is gone afterwards; rejected rows still get their whole row."""
+    monkeypatch.setattr(textfile, "BLOCK", 4096)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    asked: list[int] = []
+    real = gzip.GzipFile.read
+
+    def spy(self, size=-1):
+        asked.append(size)
+        return real(self, size)
+
+    monkeypatch.setattr(gzip.GzipFile, "read", spy)
+    body = "A,Anna,B,1-0,2025-11-03,x\n" * 2_000 + "A,Anna,B,2-0,2025-11-04,y\n"
+    path = tmp_path / "games.csv.gz"
+    path.write_bytes(gzip.compress(f"{CSV_HEADER}\n{body}".encode()))
+
+    games = load_games([str(path)])
+
+    assert games.rows.height == 2_000
+    assert json.loads(games.rejected["raw"][0])["note"] == "y"
+    assert asked and all(0 < size <= 4096 for size in asked)
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_a_gzip_compressed_parquet_file_is_read_for_the_game_columns_only(tmp_path: Path) -> None:
+    parquet = Path(_wide_parquet(tmp_path))
+    path = tmp_path / "games.parquet.gz"
+    path.write_bytes(gzip.compress(parquet.read_bytes()))
+
+    frame, info = readers.read_table(str(path), columns=_GAME_COLUMNS)
+    games = load_games([str(path)])
+
+    assert frame.columns == ["white_id", "black_id", "result", "date", "source_row", "source_file"]
+    assert (info.encoding, info.size, info.columns[1]) == ("parquet", path.stat().st_size, "comment")
+    assert json.loads(games.rejected["raw"][0])["site"] == "Bern"
+
+
+_WIDE_COLUMNS = {
+    "White ID": ["A", "A"], "comment": [WIDE, "short"], "black_id": ["B", "B"], "result": ["1-0", "2-0"],
+    "date": ["2025-11-03", "2025-11-04"], "site": ["Zug", "Bern"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["polars", "lazy", "arrow"])
+def test_a_frame_is_read_for_the_game_columns_only_and_rejected_rows_keep_their_whole_row(kind, monkeypatch) -> None:
+    frame = pl.DataFrame(_WIDE_COLUMNS)
+    data = {"polars": frame, "lazy": frame.lazy(), "arrow": frame.to_arrow()}[kind]
+    converted: list[list[str]] = []
+    real = pl.from_arrow
+
+    def spy(table, *args, **kwargs):
+        converted.append(list(table.schema.names))
+        return real(table, *args, **kwargs)
+
+    monkeypatch.setattr(pl, "from_arrow", spy)
+
+    games = load_games([readers.FrameInput(data, "games")])
+
+    assert games.files[0].columns == ("white_id", "comment", "black_id", "result", "date", "site")
+    assert json.loads(games.rejected["raw"][0]) == {
+        "white_id": "A", "comment": "short", "black_id": "B", "result": "2-0", "date": "2025-11-04", "site": "Bern",
+    }  # fmt: skip
+    if kind == "arrow":  # the first conversion takes the game columns only; the second, the rejected row's
+        assert converted[0] == ["White ID", "black_id", "result", "date"]
+
+
+def test_an_ignored_column_of_a_lazy_frame_is_never_computed() -> None:
+    def boom(values: pl.Series) -> pl.Series:
+        raise AssertionError("the ignored column was computed")
+
+    lazy = pl.LazyFrame(_WIDE_COLUMNS).with_columns(pl.col("site").map_batches(boom, return_dtype=pl.String))
+    lazy = lazy.with_columns(pl.lit("1-0").alias("result"))  # no rejected row: no whole row is wanted
+
+    games = load_games([readers.FrameInput(lazy, "games")])
+
+    assert games.rows.height == 2
