@@ -206,6 +206,7 @@ def write_period(
     out: str | os.PathLike[str],
     *,
     format: Literal["parquet", "csv"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
     table_format: Literal["parquet", "delta"] = "parquet",
 ) -> dict[str, str]:
     """Write a rated period as ``elo-batch run`` does: ``OUT/ratings|audit|rejected/period=YYYY-MM/``
@@ -215,6 +216,8 @@ def write_period(
         result: A period from :func:`rate_period` or :func:`rate_periods`.
         out: Output folder, or an object-store URI (``s3://bucket/prefix``).
         format: ``parquet`` or ``csv``.
+        csv_formulas: With ``csv``: ``escape`` (text cells a spreadsheet would run as formulas get a
+            leading quote; ids and numbers never, see :mod:`elo_batch.formulas`) or ``keep``.
         table_format: ``parquet`` (hive folders) or ``delta``: ``OUT/ratings``, ``OUT/audit`` and
             ``OUT/rejected`` as Delta Lake tables partitioned by ``period``, the period replaced by one
             commit per table, then its manifest (a local folder; ``pip install 'elo-batch[delta]'``).
@@ -223,13 +226,19 @@ def write_period(
         Table name (and ``manifest``) -> written file (Delta: the table's folder).
 
     Raises:
-        UsageError: ``format`` is not parquet or csv, ``table_format`` not parquet or delta (delta
-            needs parquet, a local folder and the deltalake package).
+        UsageError: ``format`` is not parquet or csv, ``csv_formulas`` not escape or keep, ``table_format``
+            not parquet or delta (delta needs parquet, a local folder and the deltalake package).
         OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
             the other ``table_format``.
     """
     if format not in ("parquet", "csv"):
         raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
+        )
     target = os.fspath(out)
     delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
@@ -242,7 +251,12 @@ def write_period(
         files=inputs.files,
         list_info=inputs.list_info,
         config=inputs.config,
-        output_options={"format": format, "encoding": inputs.encoding, "table_format": table_format},
+        output_options={
+            "format": format,
+            "encoding": inputs.encoding,
+            "csv_formulas": csv_formulas,
+            "table_format": table_format,
+        },
         started=inputs.started,
         warnings=result.warnings,
         stale_periods=sanity.later_periods(target, (result.period,)),

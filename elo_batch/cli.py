@@ -74,6 +74,11 @@ class FormatChoice(StrEnum):
     csv = "csv"
 
 
+class CsvFormulasChoice(StrEnum):
+    escape = "escape"
+    keep = "keep"
+
+
 class TableFormatChoice(StrEnum):
     parquet = "parquet"
     delta = "delta"
@@ -135,6 +140,14 @@ RoundingOpt = Annotated[
 ]
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
+CsvFormulasOpt = Annotated[
+    CsvFormulasChoice,
+    typer.Option(
+        "--csv-formulas",
+        help="CSV output: escape (a quote before text cells a spreadsheet would run as formulas: = + - @) "
+        "or keep them as they are.",
+    ),
+]
 ChunkRowsOpt = Annotated[
     int,
     typer.Option(
@@ -181,6 +194,7 @@ def run_command(
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
     lock_timeout: Annotated[
         float,
         typer.Option(
@@ -208,6 +222,7 @@ def run_command(
                 on_period=lambda summary: _log_period(summary, log_format),
                 on_progress=bar,
                 duckdb_path=duckdb,
+                csv_formulas=csv_formulas.value,  # type: ignore[arg-type]
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
                 table_format=table_format.value,
@@ -634,14 +649,15 @@ def _report(lines: list[str], out: str, rows: int) -> None:
 def import_pgn_command(
     files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
     out: ImportOut,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
-        from elo_batch.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
+        from elo_batch.pgn import import_pgn  # python-chess: imported by this command only (0.05 s per start)
 
-        games, report = read_pgn(files)
-        _report(report.lines(), write_games(games, out), games.height)
+        report = import_pgn(files, out, csv_formulas=csv_formulas.value)  # type: ignore[arg-type]
+        _report(report.lines(), out, report.games)
 
     _guard(work)
 
@@ -653,6 +669,7 @@ def import_trf_command(
     period: Annotated[
         str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
     ] = None,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
 
@@ -664,7 +681,7 @@ def import_trf_command(
                 raise UsageError(f"{period!r} is a range of periods", column="--period", hint="give one month.")
             month = months[0]
         games, report = read_trf(file, period=month)
-        _report(report.lines(), write_games(games, out), games.height)
+        _report(report.lines(), write_games(games, out, csv_formulas=csv_formulas.value), games.height)  # type: ignore[arg-type]
 
     _guard(work)
 

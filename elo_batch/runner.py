@@ -21,6 +21,7 @@ from elo_batch import __version__, atomic, delta, objectstore, outlock, sanity, 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
+from elo_batch.formulas import CsvFormulas
 from elo_batch.period import Counts, PeriodResult, rate_periods
 from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import FrameInput, InputFile
@@ -196,8 +197,9 @@ def write_result(
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
-        output_options: ``format``, ``encoding`` and ``table_format`` (``parquet``: hive folders, the
-            default; ``delta``: Delta tables, :mod:`elo_batch.delta`), recorded in the manifest's options.
+        output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
+            :mod:`elo_batch.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
+            ``delta``: Delta tables, :mod:`elo_batch.delta`), recorded in the manifest's options.
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
@@ -215,7 +217,8 @@ def write_result(
     manifest["stale_periods"] = list(stale_periods)
     if output_options.get("table_format") == "delta":
         return _write_delta(out, result.period, period_tables(result), manifest, duckdb_path)
-    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path)
+    formulas = output_options.get("csv_formulas", "escape")
+    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path, formulas)
 
 
 @_in_chunks
@@ -230,6 +233,7 @@ def run(
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
     duckdb_path: str | None = None,
+    csv_formulas: CsvFormulas = "escape",
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
     table_format: str = "parquet",
@@ -257,6 +261,8 @@ def run(
         on_progress: Called before each step (reading, rating a period, writing it).
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
+            quote) or ``keep``; see :mod:`elo_batch.formulas`.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
         table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.delta`:
@@ -289,7 +295,18 @@ def run(
         hold()  # before any input is read from out
         tables = (table_format, ratings_period)
         return _run(
-            games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold, tables
+            games_paths,
+            config,
+            ratings_path,
+            out,
+            fmt,
+            encoding,
+            on_period,
+            on_progress,
+            duckdb_path,
+            csv_formulas,
+            hold,
+            tables,
         )
 
 
@@ -303,6 +320,7 @@ def _run(
     on_period: Callable[[PeriodSummary], None] | None,
     on_progress: Progress | None,
     duckdb_path: str | None,
+    csv_formulas: CsvFormulas,
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
 ) -> list[PeriodSummary]:
@@ -340,7 +358,12 @@ def _run(
             files=games.files,
             list_info=list_info,
             config=config,
-            output_options={"format": fmt, "encoding": encoding, "table_format": table_format},
+            output_options={
+                "format": fmt,
+                "encoding": encoding,
+                "csv_formulas": csv_formulas,
+                "table_format": table_format,
+            },
             started=started,
             warnings=warnings,
             stale_periods=left_stale,
@@ -404,21 +427,22 @@ def _write(
     manifest: dict[str, Any],
     fmt: Format,
     duckdb_path: str | None,
+    csv_formulas: CsvFormulas = "escape",
 ) -> dict[str, str]:
     """Write a period's partitions and, with ``duckdb_path``, load it: into a folder both commit together
     (the database's commit comes between the partitions' swap and their commit; a failure of either
     puts both back); an object store has no such commit, so it is written first and the database's
     error says so."""
     if not duckdb_path:
-        return write_period(out, period, tables, manifest, fmt)
+        return write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
     if objectstore.is_object_store(out):
-        outputs = write_period(out, period, tables, manifest, fmt)
+        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
         note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
         warehouse.load_period(duckdb_path, period, tables, note=note)
     else:
         note = f"The partitions of period {period} in {out} were kept as they were too."
         load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
-        outputs = write_period(out, period, tables, manifest, fmt, companion=load)
+        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas, companion=load)
     return {**outputs, "duckdb": duckdb_path}
 
 

@@ -27,7 +27,9 @@ from elo_batch.readers import (
     InputFile,
     expand_paths,
     frame_rows,
+    held_names,
     read_frame,
+    read_rows,
     read_table,
     reading,
     scan_table,
@@ -196,12 +198,17 @@ def load_games(
     offset = 0
     streamed_bad: list[pl.DataFrame] = []
     for source in found:
-        if isinstance(source, FrameInput):
-            frame, info = read_frame(source, trim=False, lazy=stream)
-        else:
-            reader = scan_table if stream else read_table
-            frame, info = reader(source, encoding=encoding, trim=False)  # trimmed by the checks, where needed
-        files.append(_note_ignored_columns(info, frame.collect_schema().names()))
+        frame: pl.DataFrame | pl.LazyFrame
+        if stream:  # the plans read what they use
+            if isinstance(source, FrameInput):
+                frame, info = read_frame(source, trim=False, lazy=True)
+            else:
+                frame, info = scan_table(source, encoding=encoding, trim=False)
+        elif isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
+            frame, info = read_frame(source, trim=False, columns=_GAME_COLUMNS)
+        else:  # the game columns only: a column nobody uses is never read
+            frame, info = read_table(source, encoding=encoding, trim=False, columns=_GAME_COLUMNS)
+        files.append(_note_ignored_columns(info))  # text trimmed by the checks, where needed
         trimmed = info.encoding not in ("parquet", "frame")
         with reading(info.path):  # a panic or a damaged page of this file: an error naming it
             good, bad, missing = _check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
@@ -211,6 +218,8 @@ def load_games(
                 streamed_bad.append(bad.collect(engine="streaming"))
             else:  # check the file now, and let its raw rows go
                 good_rows, bad_rows = pl.collect_all([good, bad])
+                if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+                    bad_rows = _whole_raw(bad_rows, source, encoding)
                 checked.append((good_rows, bad_rows))
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
@@ -269,10 +278,11 @@ def _rows_to_stream(source: str | FrameInput) -> int:
     return _parquet_rows(source)
 
 
-def _note_ignored_columns(info: InputFile, held: list[str]) -> InputFile:
+def _note_ignored_columns(info: InputFile) -> InputFile:
     """``info`` with a note for each column of the file named like a column elo-batch itself writes
     from every games row (``source_file``, ``source_row``): ignored, as every column the contract does
     not name, but said, since the outputs hold elo-batch's own values under that name."""
+    held = info.columns
     notes = [
         f"{info.path}: column {name} is ignored: the audit and rejected rows hold elo-batch's own {name} "
         + ("(the file's path)" if name == c.SOURCE_FILE else "(the row's number in the file)")
@@ -292,6 +302,21 @@ def _parquet_rows(path: str) -> int:
         return 0
 
 
+def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
+    """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
+    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
+    raw = whole.select(c.SOURCE_ROW, _raw(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
+    return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
+
+
+def _raw(schema: pl.Schema, columns: list[str]) -> pl.Expr:
+    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
+    :func:`elo_batch.cells.cell_text`), under the file's own (unescaped) names."""
+    return (
+        pl.struct([cell_text(schema, name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
+    )
+
+
 def _check_file(
     table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
@@ -301,7 +326,7 @@ def _check_file(
     schema = table.collect_schema()
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
-    spelled = _spelled(frame, header)
+    spelled = _spelled(frame, header, path)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
@@ -397,7 +422,7 @@ def _check_file(
             few(token.is_in(list(forfeit_tokens))).alias("__forfeit"),
         )
     )
-    original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
     bad = (
         flagged.filter(pl.col("__failed").is_not_null())
         .with_columns(few.restore())
@@ -410,9 +435,7 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            pl.struct([cell_text(schema, name).alias(unescape(name)) for name in original])
-            .struct.json_encode()
-            .alias(c.RAW),
+            _raw(schema, original),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
@@ -781,12 +804,13 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
-def _spelled(frame: pl.DataFrame, header: tuple[str, ...]) -> dict[str, str]:
-    """The file's own columns: held name -> the name as the file spells it (``header``, in order; as
-    held, unescaped, when the caller has no header)."""
+def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[str, str]:
+    """The file's own columns, read or not: held name -> the name as the file spells it (``header``, in
+    order); without a header, the table's columns, as held, unescaped."""
+    if header:
+        return dict(zip(held_names(header, path), header, strict=True))
     own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    written = header if len(header) == len(own) else tuple(unescape(n) for n in own)
-    return dict(zip(own, written, strict=True))
+    return {n: unescape(n) for n in own}
 
 
 def _unused(spelled: dict[str, str]) -> list[str]:
