@@ -19,16 +19,17 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 
 import polars as pl
 
-from elo_batch import atomic, delta, objectstore, runner, sanity
+from elo_batch import runner, sanity
 from elo_batch.config import RunConfig
+from elo_batch.engine.period import Counts
+from elo_batch.engine.period import PeriodResult as EngineResult
+from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
-from elo_batch.period import Counts
-from elo_batch.period import PeriodResult as EngineResult
-from elo_batch.period import rate_periods as rate_engine_periods
-from elo_batch.readers import FrameInput, InputFile, check_encoding
+from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
+from elo_batch.outputs import atomic, delta, objectstore
+from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import ValidationReport
-from elo_batch.writers import check_writable
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
     import pyarrow as pa
@@ -217,7 +218,7 @@ def write_period(
         out: Output folder, or an object-store URI (``s3://bucket/prefix``).
         format: ``parquet`` or ``csv``.
         csv_formulas: With ``csv``: ``escape`` (text cells a spreadsheet would run as formulas get a
-            leading quote; ids and numbers never, see :mod:`elo_batch.formulas`) or ``keep``.
+            leading quote; ids and numbers never, see :mod:`elo_batch.outputs.formulas`) or ``keep``.
         table_format: ``parquet`` (hive folders) or ``delta``: ``OUT/ratings``, ``OUT/audit`` and
             ``OUT/rejected`` as Delta Lake tables partitioned by ``period``, the period replaced by one
             commit per table, then its manifest (a local folder; ``pip install 'elo-batch[delta]'``).

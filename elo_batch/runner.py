@@ -17,16 +17,18 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, atomic, delta, objectstore, outlock, sanity, tablelist, warehouse
+from elo_batch import __version__, sanity
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
+from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
-from elo_batch.formulas import CsvFormulas
-from elo_batch.period import Counts, PeriodResult, rate_periods
-from elo_batch.ratinglist import check_pending, load_rating_list
-from elo_batch.readers import FrameInput, InputFile
-from elo_batch.validate import GamesInput, load_games
-from elo_batch.writers import Format, check_writable, write_period
+from elo_batch.inputs import tablelist
+from elo_batch.inputs.ratinglist import check_pending, load_rating_list
+from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.inputs.validate import GamesInput, load_games
+from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
+from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.outputs.writers import Format, check_writable, write_period
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -103,7 +105,7 @@ def load_inputs(
 
     A games folder or glob never picks up the run's own rating list or output folder. Paths may be
     ``file:`` URLs. Frames (the Python API) are read and checked as files are. With ``ratings_period``
-    (or a Delta table as the list), the list is that period of a ratings table (:mod:`elo_batch.tablelist`).
+    (or a Delta table as the list), the list is that period of a ratings table (:mod:`elo_batch.inputs.tablelist`).
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -193,13 +195,13 @@ def write_result(
     """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
 
     Args:
-        out: Output folder or object-store URI (see :func:`elo_batch.writers.write_period`).
+        out: Output folder or object-store URI (see :func:`elo_batch.outputs.writers.write_period`).
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
         output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
-            :mod:`elo_batch.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
-            ``delta``: Delta tables, :mod:`elo_batch.delta`), recorded in the manifest's options.
+            :mod:`elo_batch.outputs.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
+            ``delta``: Delta tables, :mod:`elo_batch.outputs.delta`), recorded in the manifest's options.
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
@@ -211,7 +213,7 @@ def write_result(
         Table name (and ``manifest``) -> written file.
 
     Raises:
-        OutputError: as :func:`elo_batch.writers.write_period`.
+        OutputError: as :func:`elo_batch.outputs.writers.write_period`.
     """
     manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
     manifest["stale_periods"] = list(stale_periods)
@@ -262,14 +264,14 @@ def run(
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
         csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
-            quote) or ``keep``; see :mod:`elo_batch.formulas`.
+            quote) or ``keep``; see :mod:`elo_batch.outputs.formulas`.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
-        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.delta`:
+        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.outputs.delta`:
             what a run killed between their commits left is rolled back first, and said in the
             first period's warnings).
         ratings_period: Take the list from this period of the ratings table ``ratings_path``
-            (:mod:`elo_batch.tablelist`).
+            (:mod:`elo_batch.inputs.tablelist`).
 
     Returns:
         One summary per period, in order.
@@ -454,7 +456,7 @@ def _write_delta(
     duckdb_path: str | None,
 ) -> dict[str, str]:
     """Write a period into the Delta tables of ``out``; with ``duckdb_path`` the database commits after
-    the tables and before the manifest (see :func:`elo_batch.delta.write_period`)."""
+    the tables and before the manifest (see :func:`elo_batch.outputs.delta.write_period`)."""
     note = f"The Delta tables of {out} keep their rows of period {period} too."
     load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note) if duckdb_path else None
     outputs = delta.write_period(out, period, tables, manifest, companion=load)

@@ -17,7 +17,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import elo_batch
-from elo_batch import delta, tablelist
+from elo_batch.inputs import tablelist
+from elo_batch.outputs import delta
 from tests.conftest import ROOT, TESTS, read_table, write_csv
 
 deltalake = pytest.importorskip("deltalake")
@@ -332,7 +333,8 @@ def committed(cli, tmp_path: Path, inputs) -> tuple[Path, Path, dict[str, pl.Dat
 #: The CLI in a fresh interpreter that SIGKILLs itself after the KILL_AFTER-th table commit.
 DRIVER = """
 import os, signal, sys
-from elo_batch import cli, delta
+from elo_batch.cli import app as cli
+from elo_batch.outputs import delta
 real, done = delta.commit, []
 def commit(*args, **kwargs):
     version = real(*args, **kwargs)
@@ -473,7 +475,7 @@ def test_duckdb_is_loaded_with_the_delta_tables(cli, tmp_path: Path, inputs) -> 
 
 def test_the_chart_reads_a_delta_output_folder(cli, tmp_path: Path, inputs) -> None:
     pytest.importorskip("matplotlib")
-    from elo_batch.chart import rating_history
+    from elo_batch.cli.chart import rating_history
 
     games, rating_list = inputs
     for table_format in ("parquet", "delta"):
@@ -540,7 +542,7 @@ def test_validate_reads_the_list_from_a_delta_table(cli, tmp_path: Path, inputs)
 
 def test_a_failing_duckdb_commit_puts_the_delta_tables_back(cli, tmp_path: Path, committed, monkeypatch) -> None:
     pytest.importorskip("duckdb")
-    from elo_batch import warehouse
+    from elo_batch.outputs import warehouse
 
     out, other, before, worse = committed
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import fidelist, fidetxt, fidexml
 from elo_batch.errors import InputDataError, UsageError
-from elo_batch.fidelist import read_fide_list
+from elo_batch.formats import fidelist, fidetxt, fidexml
+from elo_batch.formats.fidelist import read_fide_list
 from tests.conftest import TESTS, read_table, write_csv
 
 DATA = TESTS / "data" / "fidelist"

@@ -14,9 +14,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import pgn, pgnsource, readers, textfile
 from elo_batch.errors import InputDataError
-from elo_batch.validate import _GAME_COLUMNS, load_games
+from elo_batch.formats import pgn, pgnsource
+from elo_batch.inputs import readers, textfile
+from elo_batch.inputs.validate import _GAME_COLUMNS, load_games
 
 WIDE = "x" * 3_500
 

@@ -1,0 +1,122 @@
+"""The audit: one row per game side of a chunk, from its rated sides and the finalized K and first ratings.
+
+The audit of the whole period is that of one chunk holding every row; the audits of consecutive chunks,
+one after the other, are the same rows.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.engine import schema as s
+from elo_batch.engine.finish import Finished
+from elo_batch.engine.sides import Chunk, RatedSides, complete
+from elo_batch.rules.sets import RuleSet
+
+
+def audit(
+    chunk: Chunk,
+    rated: RatedSides,
+    finished: Finished,
+    *,
+    ids: pl.Series,
+    source_file: pl.Expr,
+    absent: frozenset[str],
+    rules: RuleSet,
+    period: str,
+) -> pl.LazyFrame:
+    """One row per game side of ``chunk``, in input order: the ratings, D, PD, K and K x (score - PD)
+    used, or why it did not count.
+
+    Args:
+        chunk: Consecutive rows of the period table.
+        rated: Their sides, rated (:func:`elo_batch.engine.sides.rate_chunk`).
+        finished: The finalized period (K used by player, first ratings' flags).
+        ids: The player id of each dense index (``Prepared.ids``).
+        source_file: The ``source_file`` of a row from its ``row_key`` (see ``GamesInput.source_file``).
+        absent: Columns no input has: they stay constants.
+        rules: The period's rule set.
+        period: Month of play, ``YYYY-MM``.
+
+    Returns:
+        A lazy plan over the chunk, ``AUDIT_OUTPUT`` columns; the writer runs it in chunks. The text
+        columns of few values (period, source_file, colour, reason) are Categoricals gathered from their
+        few values: written dictionary-encoded, without hashing 20 million texts, and read back as one
+        column across partitions (an Enum would hold only its own period's values).
+
+    Output row ``j`` is side ``j % 2`` (white, black) of row ``j // 2`` (the black side of a one-sided
+    row is left out); every column is gathered from the chunk's columns, or from the white and black
+    values laid end to end (as :meth:`RatedSides.both` lays them), then completed as the map completes
+    them (:func:`elo_batch.engine.sides.complete`).
+    """
+    table = chunk.rows.with_columns((100 - pl.col(s.SCORE100)).cast(pl.Int16).alias(s.BLACK_SCORE))
+    both = rated.both()
+    n = table.height
+
+    def row(name: str) -> pl.Expr:
+        if name in absent:
+            return pl.lit(None, table.schema[name]).alias(name)
+        return pl.lit(table[name]).gather(pl.col(s.AT)).alias(name)
+
+    def side(name: str, white: str, black: str) -> pl.Expr:
+        if white in absent and black in absent:
+            return pl.lit(None, table.schema[white]).alias(name)
+        values = pl.concat([table[white], table[black]], rechunk=True)
+        return pl.lit(values).gather(pl.col(s.AT) + pl.col(s.SIDE) * n).alias(name)
+
+    def rated_value(name: str, *, opponent: bool = False) -> pl.Expr:
+        other_side = (1 - pl.col(s.SIDE)) if opponent else pl.col(s.SIDE)
+        return pl.lit(both[name]).gather(pl.col(s.AT) + other_side * n)
+
+    index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
+    order = pl.LazyFrame({s.AUDIT_ROW: pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
+        (pl.col(s.AUDIT_ROW) // 2).alias(s.AT), (pl.col(s.AUDIT_ROW) % 2).alias(s.SIDE)
+    )
+    if table[s.ONE_SIDED].any():
+        order = order.filter(~(pl.lit(table[s.ONE_SIDED]).gather(pl.col(s.AT)) & (pl.col(s.SIDE) == 1)))
+    sides = order.select(
+        s.SIDE,
+        *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE)),
+        side(s.IDX, s.WHITE, s.BLACK),
+        side(s.OPP, s.BLACK, s.WHITE),
+        side(s.SIDE_SCORE, s.SCORE100, s.BLACK_SCORE),
+        rated_value(c.RATING).alias(c.RATING),
+        rated_value(c.RATING, opponent=True).alias(c.OPPONENT_RATING),
+        rated_value(s.CODE).alias(s.CODE),
+        rated_value(s.PD).alias(s.PD),
+        *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
+    ).with_columns((2 * pl.col(s.ROW_KEY) + pl.col(s.SIDE)).alias(s.KEY))
+    k_used = pl.lit(finished.players[c.K_USED]).gather(pl.col(s.IDX))
+    ignored = _is_in_keys(pl.col(s.KEY), finished.flags.ignored)
+    published = _is_in_keys(pl.col(s.KEY), finished.flags.published)
+    kdev100 = pl.col(s.K_AUDIT) * pl.col(s.DEV)  # null when not rated
+    pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
+    named = [c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO]
+    reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code, then FIRST_EVENT_ZERO
+    reason = pl.when(ignored).then(s.FIRST_EVENT_ZERO).when(published).then(s.COUNTED).otherwise(s.CODE)
+    colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(s.SIDE)).cast(pl.UInt32)
+    completed = complete(sides, rules).with_columns(pl.when(s.RATED).then(k_used).alias(s.K_AUDIT))
+    return completed.select(
+        pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),
+        c.GAME_ID,
+        source_file.alias(c.SOURCE_FILE),
+        *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),
+        pl.lit(ids).gather(pl.col(s.IDX)).alias(c.PLAYER_ID),
+        pl.lit(ids).gather(pl.col(s.OPP)).alias(c.OPPONENT_ID),
+        pl.lit(pl.Series(["white", "black"], dtype=pl.Categorical)).gather(colour).alias(c.COLOUR),
+        s.written_rating(pl.col(c.RATING), rules.rounding),
+        s.written_rating(pl.col(c.OPPONENT_RATING), rules.rounding),
+        s.written_rating(pl.col(c.RATING_DIFF), rules.rounding),
+        c.CAPPED,
+        s.written_points(pl.col(s.PD), rules.expected).alias(c.EXPECTED_SCORE),
+        s.written_points(pl.col(s.SIDE_SCORE), rules.expected).alias(c.SCORE),
+        pl.col(s.K_AUDIT).alias(c.K_USED),
+        s.written_points(kdev100, rules.expected).alias(c.K_CHANGE),
+        (pl.col(s.RATED) | published).alias(c.COUNTED),
+        pl.lit(reasons).gather(reason.cast(pl.UInt32)).alias(c.REASON),
+    )
+
+
+def _is_in_keys(key: pl.Expr, keys: pl.Series) -> pl.Expr:
+    return key.is_in(keys.implode()) if keys.len() else pl.lit(False)

@@ -1,0 +1,306 @@
+"""The finalize: from the period's per-player sums to the new rating list (K, 700 rule, rounding, floor, first ratings).
+
+Everything here is per player: K of the period from the list in force (or fixed), the 700 rule, the
+single rounding of K x sum(score - PD) (or each game's, with ``rounding="game"``), the floor, first
+ratings from the pools of unrated players, and the state the next list carries (K, games, the 2400 and
+2300 flags, pools). Whether a published rating reached 2400 or 2300 is worked out once, from the list in
+force, and the K rules are wired once (:func:`k_of`), for this period's K and the next list's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.config import next_period
+from elo_batch.engine import expressions as engine
+from elo_batch.engine import schema as s
+from elo_batch.engine.lifecycle import pool_first_ratings
+from elo_batch.engine.prepass import ENGINE, Prepared
+from elo_batch.engine.sums import Sums
+from elo_batch.inputs.names import unescape
+from elo_batch.inputs.ratinglist import LIST_SCHEMA
+from elo_batch.rules.sets import RuleSet
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Keys (``__key``) of the pending sides whose reason the first ratings decide.
+
+    Attributes:
+        ignored: Sides of a first event scored zero, ignored (B.02 8.2.1).
+        published: Sides that count for a first rating published this period.
+    """
+
+    ignored: pl.Series
+    published: pl.Series
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finalized period.
+
+    Attributes:
+        players: One row per dense index, in order: the list's columns, ``k_used`` (null when the
+            player has no rated game), ``change`` and the working columns of the new list.
+        ratings: The new rating list (``RATINGS_OUTPUT`` columns, then pass-through ones), by ``player_id``.
+        flags: The pending sides counted for a published first rating, or ignored.
+        counted_rows: Rows of the period with at least one side counted (rated, or pooled into a
+            published first rating).
+    """
+
+    players: pl.DataFrame
+    ratings: pl.DataFrame
+    flags: Flags
+    counted_rows: int
+
+
+def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str) -> Finished:
+    """The finalize of one period.
+
+    Args:
+        prepared: The period after the pre-pass (list in force, player index).
+        sums: The reduced sums of all chunks (:func:`elo_batch.engine.sums.reduce_sums`).
+        rules: The period's rule set.
+        period: Month of play, ``YYYY-MM``.
+
+    Returns:
+        The players with K and change, the new list, the first ratings' flags and the counted rows.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
+        7.1.2 (floor); ``fide-rules.md`` sections 3-7 and 12.
+    """
+    pending = sums.pending.with_columns(
+        pl.lit(prepared.ids).gather(pl.col(s.IDX)).alias(c.PLAYER_ID), pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON)
+    )
+    pools = pool_first_ratings(pending.lazy(), prepared.listed.lazy(), rules, period).collect()
+    flags = _pending_flags(pending, pools)
+    players = _players(sums.players, pending, prepared, pools, rules, period)
+    if sums.by_game is not None:
+        players = _change_by_game(players, sums.by_game)
+    ratings = _finish_list(players.lazy().filter(s.OUTPUT), rules, period).sort(c.PLAYER_ID).collect(engine=ENGINE)
+    return Finished(players, ratings, flags, sums.rated_rows + flags.published.len())
+
+
+def k_of(
+    rules: RuleSet,
+    year: int,
+    *,
+    k_list: pl.Expr,
+    games_total: pl.Expr,
+    reached_2400: pl.Expr,
+    reached_2300: pl.Expr,
+    junior_on_old_list: pl.Expr | None = None,
+) -> pl.Expr:
+    """K under ``rules`` (before the 700 rule): the fixed K, or FIDE's from the player's state.
+
+    Args:
+        rules: The period's rule set (``k_rule``, ``k_fixed``, ``k``).
+        year: The list's calendar year.
+        k_list: K printed on the list in force (null when not given).
+        games_total: Rated games (null when unknown).
+        reached_2400, reached_2300: Whether a published rating reached 2400 / 2300.
+        junior_on_old_list: None: K of this period, from the list in force (:func:`engine.k_factor`);
+            else the K to print on the new list (:func:`engine.k_for_next_list`), given whether the
+            junior rule gave K 40 on the list in force.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3; ``fide-rules.md`` section 3.3.
+    """
+    if rules.k_rule == "fixed":
+        return pl.lit(rules.k_fixed, pl.Int64)
+    state = {
+        "year": year,
+        "k_list": k_list,
+        "birth_year": pl.col(c.BIRTH_YEAR),
+        "games_total": games_total,
+        "reached_2400": reached_2400,
+        "reached_2300": reached_2300,
+        "ladder": rules.k,
+    }
+    if junior_on_old_list is None:
+        return engine.k_factor(rating=pl.col(c.RATING), **state)  # type: ignore[arg-type]
+    return engine.k_for_next_list(junior_on_old_list=junior_on_old_list, **state)  # type: ignore[arg-type]
+
+
+def _reached_on_list(rules: RuleSet) -> list[pl.Expr]:
+    """Whether a published rating reached 2400 / 2300 by the list in force: the list's flags, else its
+    rating (and a printed K 10); reaching 2400 counts as reaching 2300 (the junior rule's "under 2300")."""
+    ladder = rules.k
+    reached_2400 = engine.reached(pl.col(c.REACHED_2400), pl.col(c.RATING), ladder.top_from, pl.col(c.K), ladder)
+    reached_2300 = reached_2400 | engine.reached(pl.col(c.REACHED_2300), pl.col(c.RATING), ladder.junior_below)
+    return [reached_2400.alias(s.REACHED_2400_BEFORE), reached_2300.alias(s.REACHED_2300_BEFORE)]
+
+
+def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> Flags:
+    """Keys of the pending sides that count for a published first rating, and of those ignored as a
+    first event scored zero (B.02 8.2.1)."""
+    first = pending.select(s.KEY, c.PLAYER_ID, c.EVENT_ID).join(
+        pools.select(c.PLAYER_ID, s.PUBLISHED, s.IGNORED_EVENTS), on=c.PLAYER_ID, how="left"
+    )
+    ignored = pl.col(s.IGNORED_EVENTS).list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
+    published = pl.col(s.PUBLISHED).fill_null(False) & ~ignored
+    return Flags(ignored=first.filter(ignored)[s.KEY], published=first.filter(published)[s.KEY])
+
+
+def _players(
+    rated: pl.DataFrame, pending: pl.DataFrame, prepared: Prepared, pools: pl.DataFrame, rules: RuleSet, period: str
+) -> pl.DataFrame:
+    """Per-player K after the 700 rule and the rounded change, by player index, from the sums of the
+    rated sides (``rated``, :attr:`Sums.players`) and of the pending ones.
+
+    One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
+    force and the unrated players with pooled games.
+    """
+    # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
+    # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
+    # a rated player, or the pending sums of an unrated one.
+    pending_sums = pending.group_by(s.IDX).agg(
+        pl.len().cast(pl.Int64).alias(s.PENDING_N),
+        pl.col(c.OPPONENT_RATING).sum().alias(s.PENDING_OPP),
+        (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(s.PENDING_W2),
+    )
+    sums = rated.join(pending_sums, on=s.IDX, how="full", coalesce=True).select(
+        s.IDX,
+        s.N,
+        s.DEV_SUM,
+        s.W100,
+        s.PD_SUM,
+        pl.coalesce(s.N, s.PENDING_N).alias(s.PERF_N),
+        pl.coalesce(s.OPP_SUM, s.PENDING_OPP).cast(pl.Int64).alias(s.PERF_OPP),
+        pl.coalesce(pl.col(s.W100) // 50, s.PENDING_W2).alias(s.PERF_W2),
+    )
+    listed = prepared.listed
+    unlisted = pl.DataFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
+    universe = pl.concat([listed, unlisted], how="diagonal_relaxed").with_row_index(s.IDX)
+    pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias(s.POOLED))
+    players = (
+        universe.join(sums, on=s.IDX, how="left", maintain_order="left")
+        .join(pools, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .join(pooled, on=c.PLAYER_ID, how="left", maintain_order="left")
+        .with_columns(((pl.col(s.IDX) < listed.height) | pl.col(s.POOLED).fill_null(False)).alias(s.OUTPUT))
+        .drop(s.POOLED)
+        .with_columns(_reached_on_list(rules))
+    )
+    n = pl.col(s.N).fill_null(0)
+    k = k_of(
+        rules,
+        int(period[:4]),
+        k_list=pl.col(c.K),
+        games_total=pl.col(c.GAMES_TOTAL),
+        reached_2400=pl.col(s.REACHED_2400_BEFORE),
+        reached_2300=pl.col(s.REACHED_2300_BEFORE),
+    )
+    k_used = engine.k_after_700_rule(k, n, rules.k) if rules.rule_700 else k
+    was_rated = pl.col(c.RATING).is_not_null()
+    players = players.with_columns(
+        pl.when(was_rated & (n > 0)).then(k_used).alias(c.K_USED),
+    ).with_columns((pl.col(c.K_USED) * pl.col(s.DEV_SUM)).alias(s.X100))
+    x100 = pl.col(s.X100).fill_null(0)
+    change = (
+        engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
+        if rules.rounding == "none"
+        else engine.round_half_away_100(x100)
+    )
+    return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
+
+
+def _change_by_game(players: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:
+    """``rounding="game"``: the change is the sum of each game's K x (score - PD), each rounded; the
+    rated sides come counted by player and value of score - PD (``by_game``)."""
+    k_used = pl.lit(players[c.K_USED]).gather(pl.col(s.IDX))  # gathered per row, never inside the group-by
+    per_game = (
+        by_game.select(
+            s.IDX, (engine.round_half_away_100(k_used * pl.col(s.DEV)) * pl.col(s.COUNT)).alias(s.GAME_CHANGE)
+        )
+        .group_by(s.IDX)
+        .agg(pl.col(s.GAME_CHANGE).sum())
+    )
+    return (
+        players.join(per_game, on=s.IDX, how="left", maintain_order="left")
+        .with_columns(pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col(s.GAME_CHANGE).fill_null(0)).alias(c.CHANGE))
+        .drop(s.GAME_CHANGE)
+    )
+
+
+def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyFrame:
+    """The new list: rating, status and the player state the next period needs."""
+    was_rated = pl.col(c.RATING).is_not_null()
+    n = pl.col(s.N).fill_null(0)
+    published = pl.col(s.PUBLISHED).fill_null(False)
+    after = pl.col(c.RATING) + pl.col(c.CHANGE)
+    if rules.floor is not None:
+        after = pl.when(after >= rules.floor).then(after)
+    rating = pl.when(was_rated).then(after).when(published).then(pl.col(s.RU))
+    players = players.with_columns(rating.alias(s.RATING_AFTER))
+    after_col = pl.col(s.RATING_AFTER)
+    status = (
+        pl.when(was_rated & after_col.is_not_null())
+        .then(pl.lit("rated"))
+        .when(published)
+        .then(pl.lit("new"))
+        .otherwise(pl.lit("unrated"))
+    )
+    ladder = rules.k
+    games_total = (
+        pl.when(was_rated)
+        .then(pl.col(c.GAMES_TOTAL) + n)
+        .when(published)
+        .then(pl.col(c.GAMES_TOTAL).fill_null(0) + pl.col(s.POOL_N))
+        .otherwise(pl.col(c.GAMES_TOTAL))
+    )
+    players = players.with_columns(
+        (pl.col(s.REACHED_2400_BEFORE) | (after_col.fill_null(0) >= ladder.top_from)).alias(s.REACHED_2400_AFTER),
+        (pl.col(s.REACHED_2300_BEFORE) | (after_col.fill_null(0) >= ladder.junior_below)).alias(s.REACHED_2300_AFTER),
+        games_total.alias(s.GAMES_TOTAL),
+    )
+    k_next = k_of(
+        rules,
+        int(next_period(period)[:4]),
+        k_list=pl.col(c.K),
+        games_total=pl.col(s.GAMES_TOTAL),
+        reached_2400=pl.col(s.REACHED_2400_AFTER),
+        reached_2300=pl.col(s.REACHED_2300_AFTER),
+        junior_on_old_list=engine.is_junior(
+            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(s.REACHED_2300_BEFORE), ladder
+        ),
+    )
+    rp, ra = engine.performance_rating(pl.col(s.PERF_OPP), pl.col(s.PERF_N).fill_null(0), pl.col(s.PERF_W2))
+    games = pl.when(was_rated).then(n).when(published).then(pl.col(s.PERIOD_N)).otherwise(0)
+    score = (
+        pl.when(was_rated)
+        .then(s.written_points(pl.col(s.W100).fill_null(0), rules.expected))
+        .when(published)
+        .then(pl.col(s.PERIOD_W2) / 2.0)
+        .otherwise(0.0)
+    )
+    expected = pl.when(was_rated).then(s.written_points(pl.col(s.PD_SUM).fill_null(0), rules.expected))
+    extras = [
+        name
+        for name in players.collect_schema().names()
+        if name not in LIST_SCHEMA and not name.startswith(s.WORKING) and name not in (c.K_USED, c.CHANGE)
+    ]
+    return players.select(
+        pl.col(c.PLAYER_ID),
+        pl.lit(period).alias(c.PERIOD),
+        s.written_rating(after_col, rules.rounding).alias(c.RATING),
+        s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
+        (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),
+        pl.col(c.K_USED),
+        games.cast(pl.Int64).alias(c.GAMES),
+        score.alias(c.SCORE),
+        expected.alias(c.EXPECTED_SCORE),
+        status.alias(c.STATUS),
+        rp.alias(c.PERFORMANCE_RATING),
+        ra.alias(c.OPPONENTS_AVERAGE),
+        pl.when(after_col.is_not_null()).then(k_next).alias(c.K),
+        pl.col(s.GAMES_TOTAL).alias(c.GAMES_TOTAL),
+        pl.col(s.REACHED_2400_AFTER).alias(c.REACHED_2400),
+        pl.col(s.REACHED_2300_AFTER).alias(c.REACHED_2300),
+        pl.col(c.BIRTH_YEAR),
+        pl.when(~was_rated & ~published).then(pl.col(s.PENDING)).alias(c.PENDING),
+        *[pl.col(name).alias(unescape(name)) for name in extras],  # the list's own names (elo_batch.inputs.names)
+    )

@@ -1,0 +1,273 @@
+"""The pre-pass: what a period needs of all its games at once, made into columns before any chunk is rated.
+
+After the pre-pass, a chunk of the period table holds everything the map needs of its rows, and the
+map needs nothing of the other chunks:
+
+- the list in force, and without one (or for players absent from it, in a range run without a list)
+  each player's base rating: the one on their first game of the period (by date, then input order);
+- each player's dense index (players of the list first, in list order, then the others in order of
+  first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
+- the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
+  across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
+- the pools of unrated players from earlier periods (the list's ``pending`` column).
+
+A newcomer's first event is not a column: it is the event with the earliest date (then row) among the
+newcomer's pending sides, decided in :mod:`elo_batch.engine.finish` from the pending sides that every
+chunk hands on (see :mod:`elo_batch.engine.sums`), which does not depend on how the rows are cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+import numpy as np
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.engine import schema as s
+from elo_batch.inputs.ratinglist import list_schema
+from elo_batch.inputs.validate import GamesInput
+
+Engine = Literal["in-memory", "streaming"]
+#: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
+#: memory stays bounded by the players, not the games.
+ENGINE: Final = "streaming"
+#: Most slots of the dense id -> index table of integer player ids (UInt32: 1 GB; see _look_up_integers).
+DENSE_SLOTS: Final = 1 << 28
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A period after the pre-pass: the list in force, the player index and the period table.
+
+    Attributes:
+        listed: The list in force (``LIST_SCHEMA`` columns first, then pass-through columns), with the
+            players added from the games when there is no list (or for a range run without one).
+        ids: The player id of each dense index (the listed players first, in list order).
+        table: The period's rows in input order, columns :data:`~elo_batch.engine.schema.TABLE` and
+            the players' dense indices ``__w``, ``__b`` (UInt32).
+        list_rating: The rating on the list in force of each index (Float64; null: unrated or unlisted).
+        warnings: Things the user should know that did not stop the period.
+    """
+
+    listed: pl.DataFrame
+    ids: pl.Series
+    table: pl.DataFrame
+    list_rating: pl.Series
+    warnings: tuple[str, ...]
+
+    @property
+    def players(self) -> int:
+        """Players of the period (listed or met in the games): the length of every per-player array."""
+        return self.ids.len()
+
+
+def prepare(
+    games: GamesInput,
+    rating_list: pl.DataFrame | None,
+    period: str,
+    *,
+    add_players_from_games: bool = False,
+) -> Prepared:
+    """The pre-pass of one period.
+
+    Args:
+        games: All checked game rows of the run (rows of other periods are left out here).
+        rating_list: The list in force, or None: then each player's rating is the one on their first
+            game of the period (by date, then input order).
+        period: Month of play, ``YYYY-MM``.
+        add_players_from_games: Add players met in the games but absent from ``rating_list``, rated
+            from the game rows (a range run without a list).
+
+    Returns:
+        The period's list, player index and table.
+    """
+    rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
+    listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    in_memory = isinstance(games.rows, pl.DataFrame)
+    table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
+    unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
+    list_rating = pl.concat([listed[c.RATING], unlisted])
+    return Prepared(listed, ids, table, list_rating, tuple(warnings))
+
+
+def _period_list(
+    rating_list: pl.DataFrame | None, rows: pl.LazyFrame, add_players_from_games: bool
+) -> tuple[pl.DataFrame, list[str]]:
+    """The list in force; without one, every player met in the games with their first game's rating."""
+    warnings: list[str] = []
+    if rating_list is not None and not add_players_from_games:
+        return rating_list, warnings
+    id_type = rows.collect_schema()[c.WHITE_ID] if rating_list is None else rating_list[c.PLAYER_ID].dtype
+    white = rows.select(
+        c.DATE, s.ROW_KEY, pl.lit(0, pl.Int8).alias(s.SIDE), pl.col(c.WHITE_ID).cast(id_type).alias(c.PLAYER_ID),
+        pl.col(c.WHITE_RATING).alias(s.RO_GAME),
+    )  # fmt: skip
+    black = rows.filter(~pl.col(s.ONE_SIDED)).select(
+        c.DATE, s.ROW_KEY, pl.lit(1, pl.Int8).alias(s.SIDE), pl.col(c.BLACK_ID).cast(id_type).alias(c.PLAYER_ID),
+        pl.col(c.BLACK_RATING).alias(s.RO_GAME),
+    )  # fmt: skip
+    ordered = pl.concat([white, black]).sort(c.DATE, s.ROW_KEY, s.SIDE, nulls_last=True)
+    from_games = (
+        ordered.group_by(c.PLAYER_ID, maintain_order=True)
+        .agg(
+            pl.col(s.RO_GAME).drop_nulls().first().alias(c.RATING),
+            pl.col(s.RO_GAME).drop_nulls().n_unique().alias(s.RATINGS_SEEN),
+        )
+        .collect()
+    )
+    differing = from_games.filter(pl.col(s.RATINGS_SEEN) > 1)[c.PLAYER_ID].cast(pl.String)
+    if differing.len():
+        named = ", ".join(differing.head(5).to_list()) + (", ..." if differing.len() > 5 else "")
+        warnings.append(
+            f"{differing.len()} player(s) have different ratings on different game rows ({named}); each "
+            "player's rating is the one on their first game of the period (by date, then file order)"
+        )
+    synthetic = from_games.select(
+        *[
+            (pl.col(name) if name in (c.PLAYER_ID, c.RATING) else pl.lit(None)).cast(dtype).alias(name)
+            for name, dtype in list_schema(id_type).items()
+        ]
+    )
+    if rating_list is None:
+        return synthetic, warnings
+    added = synthetic.join(rating_list, on=c.PLAYER_ID, how="anti", maintain_order="left")
+    return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
+
+
+def _period_table(
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine
+) -> tuple[pl.DataFrame, pl.Series]:
+    """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
+
+    Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
+    first appearance. Columns no input has (``absent``) are constants, not stored. Returns the table and
+    the player ids by index.
+    """
+    ids = listed[c.PLAYER_ID]
+    kept = [name for name in s.TABLE if name not in absent]
+    # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
+    carried = [] if engine == "in-memory" else kept
+    if rows.collect_schema()[c.WHITE_ID] == pl.Int64:  # integer ids in every game file
+        table = _look_up_integers(rows, ids, carried, engine)
+    else:
+        table = _look_up_players(rows, ids, carried, engine, hashed=True)
+    if table[s.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
+        table = _look_up_players(rows, ids, carried, engine, hashed=False)
+    if not carried:
+        table = pl.concat([rows.select(kept).collect(engine=engine), table], how="horizontal")
+    table = table.drop(s.COLLISION).with_columns(
+        pl.lit(None, rows.collect_schema()[name]).alias(name) for name in s.TABLE if name in absent
+    )
+    positions = table.select(pl.arg_where(pl.col(s.UNLISTED))).to_series()
+    if positions.len() == 0:
+        return table.drop(s.UNLISTED), ids
+    keys = table[s.ROW_KEY].gather(positions)
+    found = (
+        rows.filter(pl.col(s.ROW_KEY).is_in(keys.implode()))
+        .select(s.ROW_KEY, pl.col(c.WHITE_ID, c.BLACK_ID).cast(ids.dtype))
+        .collect(engine=engine)
+        .sort(s.ROW_KEY)
+    )
+    seen = pl.concat(
+        [
+            found.select(s.ROW_KEY, pl.lit(0, pl.Int8).alias(s.SIDE), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
+            found.select(s.ROW_KEY, pl.lit(1, pl.Int8).alias(s.SIDE), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
+        ]
+    ).sort(s.ROW_KEY, s.SIDE)
+    unlisted = (
+        seen.drop_nulls(c.PLAYER_ID)
+        .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
+        .select(c.PLAYER_ID)
+        .unique(maintain_order=True)
+        .with_row_index(s.IDX, offset=ids.len())
+    )
+    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index(s.IDX), unlisted])
+    filled = found.join(
+        every.rename({c.PLAYER_ID: c.WHITE_ID, s.IDX: s.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
+    ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, s.IDX: s.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
+    table = table.drop(s.UNLISTED).with_columns(
+        table[s.WHITE].scatter(positions, filled[s.WHITE]),
+        table[s.BLACK].scatter(positions, filled[s.BLACK]),
+    )
+    return table, pl.concat([ids, unlisted[c.PLAYER_ID]])
+
+
+def _unlisted() -> pl.Expr:
+    """A row with a player the list does not have (white always has an id; black may have none)."""
+    return (pl.col(s.WHITE).is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col(s.BLACK).is_null())).alias(
+        s.UNLISTED
+    )
+
+
+def _look_up_players(
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, *, hashed: bool
+) -> pl.DataFrame:
+    """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
+
+    With ``hashed``, the ids are joined through their 64-bit hashes (integer keys: a faster join) and
+    every match is checked against the id itself: ``__collision`` marks a row where a hash matched a
+    different id (then the caller looks up by the ids themselves).
+    """
+
+    def key(ids: pl.Expr) -> pl.Expr:
+        return ids.hash() if hashed else ids
+
+    index = pl.DataFrame({s.ID_KEY: ids}).select(key(pl.col(s.ID_KEY))).with_row_index(s.IDX)
+    if hashed and index[s.ID_KEY].n_unique() < index.height:  # two listed ids with the same hash
+        return _look_up_players(rows, ids, columns, engine, hashed=False)
+    listed = pl.lit(ids)
+    collision = (listed.gather(s.WHITE) != pl.col(c.WHITE_ID)) | (listed.gather(s.BLACK) != pl.col(c.BLACK_ID))
+    by_white = index.lazy().rename({s.ID_KEY: s.WHITE_KEY, s.IDX: s.WHITE})
+    by_black = index.lazy().rename({s.ID_KEY: s.BLACK_KEY, s.IDX: s.BLACK})
+    return (
+        rows.with_columns(key(pl.col(c.WHITE_ID)).alias(s.WHITE_KEY), key(pl.col(c.BLACK_ID)).alias(s.BLACK_KEY))
+        .join(by_white, on=s.WHITE_KEY, how="left", maintain_order="left")
+        .join(by_black, on=s.BLACK_KEY, how="left", maintain_order="left")
+        .select(
+            *columns,
+            s.WHITE,
+            s.BLACK,
+            _unlisted(),
+            (collision.fill_null(False) if hashed else pl.lit(False)).alias(s.COLLISION),
+        )
+        .collect(engine=engine)
+    )
+
+
+def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine) -> pl.DataFrame:
+    """:func:`_look_up_players` for game rows with integer ids (Int64): a listed id matches the integer
+    whose decimal text it is exactly (``'123'``, never ``'0123'``), so the result is that of the ids as
+    text. Looked up in a dense table (slot = id - smallest id) when the listed ids span at most
+    :data:`DENSE_SLOTS` values, else by an integer join.
+    """
+    number = ids
+    if ids.dtype != pl.Int64:  # text ids: those that are the decimal text of an integer
+        number = ids.cast(pl.Int64, strict=False)
+        number = pl.select(pl.when(number.cast(pl.String) == ids).then(number)).to_series()
+    index = pl.DataFrame({s.ID_KEY: number}).with_row_index(s.IDX).drop_nulls(s.ID_KEY)
+    low, high = index[s.ID_KEY].min(), index[s.ID_KEY].max()
+    slots = 0 if low is None else int(high) - int(low) + 1  # type: ignore[arg-type]
+    if 0 < slots <= min(DENSE_SLOTS, 64 * index.height + (1 << 20)):
+        # slot -> index, and one more slot for ids out of range; no index: a sentinel (no null mask to
+        # build or read: faster)
+        unlisted = np.iinfo(np.uint32).max
+        slot_index = np.full(slots + 1, unlisted, np.uint32)
+        slot_index[(index[s.ID_KEY] - low).to_numpy()] = index[s.IDX].to_numpy()
+        table = pl.Series(s.IDX, slot_index)
+
+        def dense(name: str) -> pl.Expr:
+            slot = pl.col(name) - low
+            found = pl.lit(table).gather(pl.when((slot >= 0) & (slot < slots)).then(slot).otherwise(slots))
+            return pl.when(found != unlisted).then(found)
+
+        found = rows.with_columns(dense(c.WHITE_ID).alias(s.WHITE), dense(c.BLACK_ID).alias(s.BLACK))
+    else:
+        keys = index.lazy()
+        found = rows.join(
+            keys.rename({s.ID_KEY: c.WHITE_ID, s.IDX: s.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
+        ).join(keys.rename({s.ID_KEY: c.BLACK_ID, s.IDX: s.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
+    return found.select(*columns, s.WHITE, s.BLACK, _unlisted(), pl.lit(False).alias(s.COLLISION)).collect(
+        engine=engine
+    )

@@ -1,0 +1,170 @@
+"""The period engine's working columns: each internal column name once, with its type and meaning.
+
+Working columns start with ``__`` (a contract column never does), so that the pass-through columns of a
+rating list are told apart from them. The frames the kernels hand to each other are described here:
+
+- the period table (:data:`TABLE`, pre-pass): one row per game row of the period, with the dense index
+  of both players (:data:`WHITE`, :data:`BLACK`);
+- a game side (:func:`elo_batch.engine.sides.side_view`): one player's view of a table row;
+- the rated sides (:data:`RATED`, map): the rating used, why the side does or does not count, PD;
+- the pending sides (:data:`PENDING_SIDES`, map): unrated players' games against rated opponents;
+- the per-player sums (:data:`SUMS`, reduce) and the players' table (finalize).
+
+Units: scores, PD and their sums in hundredths of a point (exact integers for FIDE table 8.1.2), ratings
+in rating points. The two functions at the end say how these units are written in the outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.engine import expressions as engine
+
+#: Every working column's name starts with this.
+WORKING: Final = "__"
+
+# --- the period table (pre-pass) --------------------------------------------------------------
+ROW_KEY: Final = "row_key"  # Int64: global input order (files in order, rows in order)
+ONE_SIDED: Final = "one_sided"  # Boolean: a one-sided result (player vs an opponent known by rating)
+FORFEIT: Final = "forfeit"  # Boolean: an unplayed game (B.02 5.1: never rated)
+DUPLICATE: Final = "duplicate"  # Boolean: an exact repeat of an earlier row with the same game_id
+SCORE100: Final = "score100"  # Int16: white's (the player's) score in hundredths: 100, 50, 0
+WHITE: Final = "__w"  # UInt32: dense index of white (the player of a one-sided row)
+BLACK: Final = "__b"  # UInt32: dense index of black (the opponent; null when a one-sided row names none)
+#: Columns of the period table besides the two indices: what the sums and the audit need of each row,
+#: ids and names excluded.
+TABLE: Final = (
+    ROW_KEY, c.GAME_ID, c.SOURCE_ROW, c.DATE, c.EVENT_ID, c.ROUND, ONE_SIDED, FORFEIT, DUPLICATE, SCORE100,
+    c.WHITE_RATING, c.BLACK_RATING,
+)  # fmt: skip
+INDEX_TYPE: Final = pl.UInt32()  # a dense player index
+
+# pre-pass, while looking players up
+ID_KEY: Final = "__id_key"  # a player id, or its 64-bit hash
+WHITE_KEY: Final = "__wk"  # white's id key
+BLACK_KEY: Final = "__bk"  # black's id key
+UNLISTED: Final = "__unlisted"  # Boolean: a player of the row is not on the list in force
+COLLISION: Final = "__collision"  # Boolean: a hash matched another id
+RATINGS_SEEN: Final = "__ratings_seen"  # UInt32: different ratings of one player on the game rows
+
+# --- a game side: one player's view of a table row (map) ------------------------------------------
+SIDE: Final = "__side"  # Int8 or UInt32: 0 white (the player of a one-sided row), 1 black
+KEY: Final = "__key"  # Int64: 2 x row_key + side, a game side's identity across the whole run
+IDX: Final = "__idx"  # UInt32: the side's player
+OPP: Final = "__opp"  # UInt32: the opponent
+SIDE_SCORE: Final = "__score100"  # Int16: the side's score in hundredths
+RO_GAME: Final = "__ro_game"  # Float64: the player's rating written on the game row (null: none)
+RC_GAME: Final = "__rc_game"  # Float64: the opponent's rating written on the game row
+RO_LIST: Final = "__ro_list"  # the player's rating on the list in force (null: unrated)
+RC_LIST: Final = "__rc_list"  # the opponent's rating on the list in force
+CODE: Final = "__code"  # UInt8: why the side does not count (0: it counts; see the codes below)
+PD: Final = "__pd100"  # PD in hundredths: Int8 (table 8.1.2) or Float64 (formula); null when not rated
+RATED: Final = "__rated"  # Boolean: the side counts for a rated player (CODE == 0)
+HAS_SIDE: Final = "__has_side"  # Boolean: the row has this side (a one-sided row has no black side)
+DEV: Final = "__dev100"  # score - PD in hundredths (Int or Float64)
+#: What the map keeps of each rated side for the audit: the rating used, CODE and PD (the opponent's
+#: rating used is the other side's rating).
+RATED_SIDE: Final = (c.RATING, CODE, PD)
+
+#: Why a game side is not counted, by precedence (CODE 1..5; 0 = counted). Code 4 is the pending
+#: first rating under rule sets with initial ratings, else "unrated player".
+COUNTED, DUPLICATE_ROW, FORFEITED, UNRATED_OPPONENT, UNRATED_PLAYER, GAP = 0, 1, 2, 3, 4, 5
+#: The audit's reason code of a pending side whose event is the player's first, scored zero (B.02 8.2.1).
+FIRST_EVENT_ZERO: Final = 6
+
+#: A pending side: an unrated player's game against a rated opponent (what first ratings need).
+PENDING_SIDES: Final = (KEY, IDX, ROW_KEY, c.DATE, c.EVENT_ID, SCORE100, c.OPPONENT_RATING)
+
+# --- per-player sums (reduce) ---------------------------------------------------------------------
+N: Final = "__n"  # Int64: rated games of the period
+W2: Final = "__w2"  # Int64: score over them, half points (in the partial sums of a chunk)
+W100: Final = "__w100"  # Int64: score over them, hundredths
+PD_SUM: Final = PD  # sum of PD over them, hundredths (Int64 exact; Float64 for the formula)
+OPP_SUM: Final = OPP  # sum of the opponents' ratings used (Int64; Float64 for fractional ratings)
+DEV_SUM: Final = DEV  # sum of score - PD, hundredths (Int64 exact; Float64 for the formula)
+#: Columns of the per-player sums, one row per player with a rated side (besides IDX).
+SUMS: Final = (N, W100, PD_SUM, OPP_SUM, DEV_SUM)
+COUNT: Final = "__count"  # UInt32: rated sides of one player with one value of score - PD (rounding by game)
+
+# --- finalize -------------------------------------------------------------------------------------
+PERF_N: Final = "__perf_n"  # games of the performance rating: rated, or pending for an unrated player
+PERF_OPP: Final = "__perf_opp"  # their opponents' rating sum
+PERF_W2: Final = "__perf_w2"  # their score in half points
+PENDING_N: Final = "__pending_n"  # pending sides of a player this period
+PENDING_OPP: Final = "__pending_opp"
+PENDING_W2: Final = "__pending_w2"
+POOLED: Final = "__pooled"  # Boolean: the player has a pool (a row of the pools)
+OUTPUT: Final = "__output"  # Boolean: the player is on the new list
+X100: Final = "__x100"  # K x sum(score - PD), hundredths
+GAME_CHANGE: Final = "__game_change"  # Int64: sum over games of each game's rounded K x (score - PD)
+RATING_AFTER: Final = "__rating_after"  # the new rating (null: unrated on the new list)
+REACHED_2400_BEFORE: Final = "__reached_2400_before"  # a published rating reached 2400 (list in force)
+REACHED_2300_BEFORE: Final = "__reached_2300_before"  # ... 2300, or 2400 (the junior rule's "under 2300")
+REACHED_2400_AFTER: Final = "__reached_2400"  # ... the new rating included
+REACHED_2300_AFTER: Final = "__reached_2300"
+GAMES_TOTAL: Final = "__games_total"  # rated games including this period's
+
+# first ratings (see elo_batch.engine.lifecycle): one row per unrated player with pooled games
+PUBLISHED: Final = "__published"  # Boolean: a first rating is published this period
+RU: Final = "__ru"  # Int64: Ru, rating points (null when not published)
+POOL_N: Final = "__pool_n"  # Int64: games in the pool, all periods
+PERIOD_N: Final = "__period_n"  # Int64: pooled games of this period
+PERIOD_W2: Final = "__period_w2"  # Int64: their score in half points
+PENDING: Final = "__pending"  # String: the pool carried to the next list (null when empty or published)
+IGNORED_EVENTS: Final = "__ignored_events"  # List(String): events ignored as a first event scored zero
+# ... and while pooling
+ENTRY: Final = "__entry"  # one entry of a list's pending column
+PARTS: Final = "__parts"  # its fields
+ENTRY_PERIOD: Final = "__period"  # its month
+ENTRY_N: Final = "__entry_n"  # its games, score (half points), opponents' rating sum
+ENTRY_W2: Final = "__entry_w2"
+ENTRY_OPP: Final = "__entry_opp"
+PRIOR_N: Final = "__prior_n"  # the earlier pool within the window: games, score, opponents' sum, entries
+PRIOR_W2: Final = "__prior_w2"
+PRIOR_OPP: Final = "__prior_opp"
+PRIOR_ENTRIES: Final = "__prior_entries"
+MARKER: Final = "__marker"  # the entry that keeps "a first event was seen" while the pool is empty
+EVENT: Final = "__event"  # an event of this period (the empty text for rows without event_id)
+START: Final = "__start"  # its first date
+FIRST_ROW: Final = "__first_row"  # its first row_key
+SEEN_BEFORE: Final = "__seen_before"  # Boolean: the player had an event before this period
+EVENT_RANK: Final = "__event_rank"  # the event's rank among the player's events of the period
+IGNORED: Final = "__ignored"  # Boolean: the event is ignored (first event scored zero)
+PERIOD_OPP: Final = "__period_opp"  # pooled games of this period: opponents' rating sum
+
+POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
+    c.PLAYER_ID: pl.String(),
+    PUBLISHED: pl.Boolean(),
+    RU: pl.Int64(),
+    POOL_N: pl.Int64(),
+    PERIOD_N: pl.Int64(),
+    PERIOD_W2: pl.Int64(),
+    PENDING: pl.String(),
+    IGNORED_EVENTS: pl.List(pl.String()),
+}
+
+# --- the audit ------------------------------------------------------------------------------------
+AUDIT_ROW: Final = "__j"  # the audit row: side j % 2 of table row j // 2
+AT: Final = "__at"  # the table row of an audit row
+BLACK_SCORE: Final = "__black_score100"  # Int16: black's score, hundredths
+K_AUDIT: Final = "__k"  # K used for a rated side
+
+#: Ratings and changes kept fractional (``rounding="none"``): written with exactly 2 decimals.
+RATING_2DP: Final = pl.Decimal(12, 2)
+
+
+def written_rating(expr: pl.Expr, rounding: str) -> pl.Expr:
+    """Ratings as written: whole points (Int64), or Decimal with 2 decimals with ``rounding="none"``."""
+    if rounding == "none":
+        return expr.cast(pl.Float64).round(2, mode="half_away_from_zero").cast(RATING_2DP)
+    return expr.round(0, mode="half_away_from_zero").cast(pl.Int64)
+
+
+def written_points(hundredths: pl.Expr, expected: str) -> pl.Expr:
+    """Hundredths of a point as points (Float64): exact to 2 decimals for the FIDE table (no
+    representation noise such as 0.7000000000000001), unrounded for the logistic formula."""
+    points = engine.divide(hundredths, 100.0)
+    return points if expected == "formula" else points.round(2)

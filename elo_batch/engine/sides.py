@@ -1,0 +1,180 @@
+"""The map, first half: rate both sides of every row of one chunk of the period table; nothing of other chunks.
+
+Each side of a game row is rated against the ratings in force for it: the rating written on the game row,
+else the one on the list in force (by the player's dense index). The map decides, per side, the rating
+used (Ro), whether and why it counts (``__code``), D after the 400-point rule and PD. The per-player sums
+of a chunk (the second half of the map) are in :mod:`elo_batch.engine.sums`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.engine import expressions as engine
+from elo_batch.engine import schema as s
+from elo_batch.rules.sets import RuleSet
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of consecutive rows of the period table: its rows ``start .. start + rows.height - 1``.
+
+    Attributes:
+        start: Position of the first row in the period table (it orders the floating-point sums).
+        rows: The rows (columns of :attr:`elo_batch.engine.prepass.Prepared.table`).
+    """
+
+    start: int
+    rows: pl.DataFrame
+
+    @property
+    def stop(self) -> int:
+        """Position after the last row."""
+        return self.start + self.rows.height
+
+
+@dataclass(frozen=True)
+class RatedSides:
+    """Both sides of every row of a chunk, rated: one row per table row in each frame, in table order.
+
+    Attributes:
+        start: Position of the chunk's first row in the period table.
+        white: The white sides (the player's side of a one-sided row): columns
+            :data:`~elo_batch.engine.schema.RATED_SIDE` (``rating`` used, ``__code``, ``__pd100``).
+        black: The black sides, the same columns (a one-sided row's black side is there, never used).
+    """
+
+    start: int
+    white: pl.DataFrame
+    black: pl.DataFrame
+
+    def both(self) -> pl.DataFrame:
+        """The white sides, then the black sides (``2 x rows``): what the audit gathers from."""
+        return pl.concat([self.white, self.black], rechunk=True)
+
+    @staticmethod
+    def concat(parts: list[RatedSides]) -> RatedSides:
+        """The rated sides of consecutive chunks as those of one chunk."""
+        if len(parts) == 1:
+            return parts[0]
+        return RatedSides(
+            parts[0].start,
+            pl.concat([part.white for part in parts], rechunk=True),
+            pl.concat([part.black for part in parts], rechunk=True),
+        )
+
+
+def rating_type(rules: RuleSet) -> pl.DataType:
+    """Ratings as computed with: whole ratings (a fractional one is refused on reading unless ratings stay
+    fractional) as Int32, cheaper to compute with, to keep and to write; else Float64."""
+    return pl.Float64() if rules.rounding == "none" else pl.Int32()
+
+
+def pd_type(rules: RuleSet) -> pl.DataType:
+    """PD in hundredths as kept: 0..100 from table 8.1.2, a fraction from the formula."""
+    return pl.Int8() if rules.expected == "table" else pl.Float64()
+
+
+def side_view(white: bool) -> list[pl.Expr]:
+    """A row of the period table as its white (or black) side, from that player's point of view: the
+    side's key, player and opponent index, score and the ratings written on the game row."""
+    me, other = (s.WHITE, s.BLACK) if white else (s.BLACK, s.WHITE)
+    game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
+    return [
+        (2 * pl.col(s.ROW_KEY) + (0 if white else 1)).alias(s.KEY),
+        pl.col(me).alias(s.IDX),
+        pl.col(other).alias(s.OPP),
+        (pl.col(s.SCORE100) if white else (100 - pl.col(s.SCORE100)).cast(pl.Int16)).alias(s.SIDE_SCORE),
+        pl.col(game_ro).alias(s.RO_GAME),
+        pl.col(game_rc).alias(s.RC_GAME),
+    ]
+
+
+def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """The rating used for each game side, whether it counts (``__code``) and PD.
+
+    Args:
+        sides: Game sides (:func:`side_view`) with the row's ``one_sided``, ``forfeit`` and ``duplicate``.
+        list_rating: The rating on the list in force by dense index (null: unrated or unlisted).
+        rules: The period's rule set.
+
+    Returns:
+        ``sides`` with ``rating`` (Ro: the game row's rating, else the list's; :func:`rating_type`),
+        ``opponent_rating`` (Rc, likewise), ``__code`` (UInt8, 0 = counted; see
+        :data:`~elo_batch.engine.schema.COUNTED` and the codes after it) and ``__pd100`` (PD in
+        hundredths, :func:`pd_type`; null when not counted).
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.1-8.3.2 (D after the 400-point rule, PD), 5.1
+        (forfeits), 7.1 (unrated players); R&B 7.3.1 (600/2600); ``fide-rules.md`` sections 1-3.
+    """
+    dtype = rating_type(rules)
+    ratings = pl.lit(list_rating.cast(dtype))
+    ro_list, rc_list = ratings.gather(pl.col(s.IDX)), ratings.gather(pl.col(s.OPP))
+    sides = sides.with_columns(ro_list.alias(s.RO_LIST), rc_list.alias(s.RC_LIST)).with_columns(
+        pl.coalesce(pl.col(s.RO_GAME).cast(dtype), s.RO_LIST).alias(c.RATING),
+        pl.coalesce(pl.col(s.RC_GAME).cast(dtype), s.RC_LIST).alias(c.OPPONENT_RATING),
+    )
+    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
+    opponent_rated = pl.when(pl.col(s.ONE_SIDED)).then(rc.is_not_null()).otherwise(pl.col(s.RC_LIST).is_not_null())
+    gap = (
+        (((ro - rc).abs() >= rules.gap.gap) & ((ro > rules.gap.above) | (rc > rules.gap.above)))
+        if rules.gap_600_rule
+        else pl.lit(False)
+    )
+    code = (
+        pl.when(pl.col(s.DUPLICATE))
+        .then(s.DUPLICATE_ROW)
+        .when(pl.col(s.FORFEIT))
+        .then(s.FORFEITED)
+        .when(~opponent_rated)
+        .then(s.UNRATED_OPPONENT)
+        .when(pl.col(s.RO_LIST).is_null())
+        .then(s.UNRATED_PLAYER)
+        .when(gap.fill_null(False))
+        .then(s.GAP)
+        .otherwise(s.COUNTED)
+        .cast(pl.UInt8)
+    )
+    pd100 = engine.expected_score_100(engine.capped_difference(ro, rc, rules.cap_400, rules.cap), rules.expected)
+    return sides.with_columns(code.alias(s.CODE)).with_columns(
+        pl.when(pl.col(s.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(s.PD)
+    )
+
+
+def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSides:
+    """The map's rating step: both sides of every row of ``chunk`` rated (:func:`rate`).
+
+    Args:
+        chunk: Consecutive rows of the period table.
+        list_rating: The rating on the list in force by dense index (``Prepared.list_rating``).
+        rules: The period's rule set.
+
+    Returns:
+        The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
+    """
+    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE]
+    white, black = pl.collect_all(
+        [
+            rate(chunk.rows.lazy().select(*row, *side_view(is_white)), list_rating, rules).select(s.RATED_SIDE)
+            for is_white in (True, False)
+        ],
+        engine="in-memory",
+    )
+    return RatedSides(chunk.start, white, black)
+
+
+def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """Rated game sides (``rating``, ``opponent_rating``, ``__code``, ``__pd100``, ``__score100``, see
+    :func:`rate`) completed: ``__rated``, ``rating_diff`` (D after the 400-point rule), ``capped`` and
+    ``__dev100`` (score - PD, hundredths), each null when the side does not count."""
+    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
+    sides = sides.with_columns((pl.col(s.CODE) == s.COUNTED).alias(s.RATED))
+    return sides.with_columns(
+        pl.when(s.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap)).alias(c.RATING_DIFF),
+        pl.when(s.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap)).alias(c.CAPPED),
+        (pl.col(s.SIDE_SCORE) - pl.col(s.PD)).alias(s.DEV),
+    )

@@ -1,0 +1,335 @@
+"""The map's second half and the reduce: per-player partial sums of one chunk's rated sides, and their total.
+
+A chunk's sides (:mod:`elo_batch.engine.sides`) become per-player partial sums by dense index, in exact
+integers wherever FIDE is exact: games, score in half points, sum of score - PD in hundredths, the
+opponents' rating sum. Unrated players' games against rated opponents (what first ratings need) are
+handed on as they are (few rows), and with ``rounding="game"`` the count of each value of score - PD per
+player, so that each game's K x (score - PD) can be rounded once K is known. The reduce adds the
+partial sums of all chunks: integers in any order, with the same total.
+
+Floating-point sums (the logistic formula's PD, fractional ratings) do depend on the order of the
+additions. They are added in one fixed order whatever the chunks: table rows in blocks of
+:data:`SUM_ROWS`, in each block the white sides then the black sides, each in table order (the order of
+one pass over the whole table, as elo-batch has always added them). A chunk hands on its floating-point
+terms; the reduce adds a block once the chunks covering it have arrived, so that chunks arriving in
+order are added at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.engine import schema as s
+from elo_batch.engine.sides import Chunk, RatedSides, side_view
+from elo_batch.errors import InternalError
+from elo_batch.rules.sets import RuleSet
+
+#: Table rows rated and summed at a time by the local engine, and the block of the fixed order of the
+#: floating-point sums: a constant, so that float sums add in the same order whatever the input's chunks.
+SUM_ROWS: Final = 4_000_000
+
+
+def add_at(totals: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """Add ``values`` into ``totals`` at ``index``, in order (the one place numpy adds by index).
+
+    numpy's unbuffered ``add.at``: polars has no scatter-add, and its group-by hashes the indices;
+    this is several times faster. Floating-point values are added one after the other, in order.
+    """
+    np.add.at(totals, index, values)
+
+
+def exact_sums(rules: RuleSet) -> tuple[str, ...]:
+    """The sums that are exact integers under ``rules``: games and score always; score - PD for table
+    8.1.2 (PD in whole hundredths); the opponents' ratings when ratings are whole."""
+    return (
+        s.N,
+        s.W2,
+        *((s.DEV_SUM,) if rules.expected == "table" else ()),
+        *((s.OPP_SUM,) if rules.rounding != "none" else ()),
+    )
+
+
+def float_sums(rules: RuleSet) -> tuple[str, ...]:
+    """The sums in floating point under ``rules`` (see :func:`exact_sums`): PD and score - PD with the
+    logistic formula, the opponents' ratings when ratings stay fractional."""
+    return (
+        *((s.PD_SUM, s.DEV_SUM) if rules.expected == "formula" else ()),
+        *((s.OPP_SUM,) if rules.rounding == "none" else ()),
+    )
+
+
+def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
+    """Columns of the pending sides (:data:`~elo_batch.engine.schema.PENDING_SIDES`) and their types:
+    the opponent's rating is summed, as Int64 (Float64 for fractional ratings)."""
+    types: dict[str, pl.DataType] = {
+        s.KEY: pl.Int64(),
+        s.IDX: s.INDEX_TYPE,
+        s.ROW_KEY: pl.Int64(),
+        c.DATE: pl.Date(),
+        c.EVENT_ID: pl.String(),
+        s.SCORE100: pl.Int16(),
+        c.OPPONENT_RATING: pl.Float64() if rules.rounding == "none" else pl.Int64(),
+    }
+    return {name: types[name] for name in s.PENDING_SIDES}
+
+
+@dataclass(frozen=True)
+class FloatTerms:
+    """A chunk's floating-point terms, for the reduce to add in the fixed order.
+
+    Attributes:
+        start, stop: The chunk's rows in the period table (``start .. stop - 1``).
+        index: The player of each white side and of each black side (one per row, in table order).
+        values: Per sum, the white sides' and the black sides' terms (0 where a side does not count).
+    """
+
+    start: int
+    stop: int
+    index: tuple[np.ndarray, np.ndarray]
+    values: dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Per-player partial sums of one chunk (the map's output).
+
+    Attributes:
+        start, stop: The chunk's rows in the period table.
+        exact: Per exact sum (:func:`exact_sums`), an Int64 array by dense player index.
+        floats: The floating-point terms (:func:`float_sums`), or None when every sum is exact.
+        pending: The chunk's pending sides (:func:`pending_schema`), white sides first.
+        by_game: With ``rounding="game"``, rated sides counted by player and score - PD (``__idx``,
+            ``__dev100``, ``__count``); else None.
+        rated_rows: Rows of the chunk with at least one rated side.
+    """
+
+    start: int
+    stop: int
+    exact: dict[str, np.ndarray]
+    floats: FloatTerms | None
+    pending: pl.DataFrame
+    by_game: pl.DataFrame | None
+    rated_rows: int
+
+
+def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) -> Partial:
+    """The map's summing step: a chunk's rated sides as per-player partial sums.
+
+    Args:
+        chunk: Consecutive rows of the period table.
+        rated: Their sides, rated (:func:`elo_batch.engine.sides.rate_chunk`).
+        rules: The period's rule set.
+        players: Players of the period (the length of the per-player arrays).
+
+    Returns:
+        The partial sums, pending sides and counts of the chunk.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 8.3.3-8.3.4: the change is K x sum(score - PD) over the
+        period, rounded once (``fide-rules.md`` section 4); 8.2 and 7.1.4 (pending sides).
+    """
+    exact, floating = exact_sums(rules), float_sums(rules)
+    values = {  # name: value of a rated side
+        s.N: pl.lit(1, pl.Int64),
+        s.W2: pl.col(s.SIDE_SCORE) // 50,
+        s.DEV_SUM: pl.col(s.SIDE_SCORE) - pl.col(s.PD),
+        s.PD_SUM: pl.col(s.PD),
+        s.OPP_SUM: pl.col(c.OPPONENT_RATING),
+    }
+    pending_cols = pending_schema(rules)
+    row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
+    rated_side = pl.col(s.RATED)
+    queries = []
+    for is_white, me, other in ((True, rated.white, rated.black), (False, rated.black, rated.white)):
+        has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)  # a one-sided row has no black side
+        sides = (
+            pl.concat(
+                [
+                    chunk.rows.lazy().select(*row, *side_view(is_white)),
+                    me.lazy(),
+                    other.lazy().select(pl.col(c.RATING).alias(c.OPPONENT_RATING)),
+                ],
+                how="horizontal",
+            )
+            .with_columns(has_side.alias(s.HAS_SIDE))
+            .with_columns(((pl.col(s.CODE) == s.COUNTED) & pl.col(s.HAS_SIDE)).alias(s.RATED))
+        )
+        queries.append(
+            sides.select(
+                pl.col(s.IDX).fill_null(0),
+                rated_side,
+                *(
+                    pl.when(rated_side)
+                    .then(values[name])
+                    .otherwise(0)
+                    .cast(pl.Int64 if name in exact else pl.Float64)
+                    .alias(name)
+                    for name in (*exact, *floating)
+                ),
+            )
+        )
+        is_pending = (pl.col(s.CODE) == s.UNRATED_PLAYER) & pl.col(s.HAS_SIDE) & rules.initial_ratings
+        queries.append(
+            sides.filter(is_pending)
+            .with_columns(pl.col(s.SIDE_SCORE).alias(s.SCORE100))
+            .select(list(pending_cols))
+            .cast(pending_cols)  # type: ignore[arg-type]
+        )
+        if rules.rounding == "game":
+            queries.append(
+                sides.filter(rated_side).group_by(s.IDX, values[s.DEV_SUM].alias(s.DEV)).agg(pl.len().alias(s.COUNT))
+            )
+    frames = pl.collect_all(queries, engine="in-memory")
+    step = len(frames) // 2  # the white side's frames, then the black side's
+    per_side = (frames[0], frames[step])
+    totals = {name: np.zeros(players, np.int64) for name in exact}
+    for side in per_side:
+        index = side[s.IDX].to_numpy()
+        for name in exact:
+            add_at(totals[name], index, side[name].to_numpy())
+    floats = None
+    if floating:
+        white, black = per_side
+        floats = FloatTerms(
+            chunk.start,
+            chunk.stop,
+            (white[s.IDX].to_numpy(), black[s.IDX].to_numpy()),
+            {name: (white[name].to_numpy(), black[name].to_numpy()) for name in floating},
+        )
+    pending = pl.concat([frames[1], frames[1 + step]])
+    by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounding == "game" else None
+    rated_rows = int((per_side[0][s.RATED] | per_side[1][s.RATED]).sum())
+    return Partial(chunk.start, chunk.stop, totals, floats, pending, by_game, rated_rows)
+
+
+@dataclass(frozen=True)
+class Sums:
+    """The period's per-player sums (the reduce's output), and what finalize needs of the other sides.
+
+    Attributes:
+        players: One row per player with at least one rated side: ``__idx`` (UInt32) and
+            :data:`~elo_batch.engine.schema.SUMS`: ``__n`` (rated games), ``__w100`` (score,
+            hundredths), ``__pd100`` (sum of PD, hundredths), ``__opp`` (sum of the opponents'
+            ratings, rating points), ``__dev100`` (sum of score - PD, hundredths).
+        pending: Every pending side of the period: the white sides in input order, then the black ones.
+        by_game: With ``rounding="game"``: rated sides counted by ``__idx`` and ``__dev100``; else None.
+        rated_rows: Rows of the period with at least one rated side.
+    """
+
+    players: pl.DataFrame
+    pending: pl.DataFrame
+    by_game: pl.DataFrame | None
+    rated_rows: int
+
+
+def reduce_sums(
+    partials: Iterable[Partial], rules: RuleSet, *, players: int, rows: int, block_rows: int = SUM_ROWS
+) -> Sums:
+    """The reduce: the partial sums of the chunks of a period added by player.
+
+    Args:
+        partials: One per chunk, in any order; the chunks together are the period table's rows, each
+            row in exactly one chunk.
+        rules: The period's rule set.
+        players: Players of the period.
+        rows: Rows of the period table.
+        block_rows: The block of the fixed order of the floating-point sums (see the module's docstring).
+
+    Returns:
+        The per-player sums of the period.
+
+    Raises:
+        InternalError: the chunks overlap or leave rows out (a bug in the caller).
+    """
+    exact, floating = exact_sums(rules), float_sums(rules)
+    totals = {name: np.zeros(players, np.int64) for name in exact}
+    fold = _FloatFold(floating, players, rows, block_rows)
+    pending, by_game = [], []
+    rated_rows = covered = 0
+    for partial in partials:
+        covered += partial.stop - partial.start
+        for name in exact:
+            totals[name] += partial.exact[name]
+        if partial.floats is not None:
+            fold.add(partial.floats)
+        pending.append(partial.pending)
+        if partial.by_game is not None:
+            by_game.append(partial.by_game)
+        rated_rows += partial.rated_rows
+    if covered != rows or not fold.done():
+        raise InternalError(
+            f"the chunks hold {covered} rows of a period of {rows}",
+            hint="this is a bug in elo-batch: each row of the period must be in exactly one chunk; please report it.",
+        )
+    sums = {name: pl.Series(name, totals[name]) for name in exact} | fold.totals()
+    w100 = 50 * sums[s.W2]
+    if rules.expected == "table":  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
+        sums[s.PD_SUM] = w100 - sums[s.DEV_SUM]
+    frame = pl.DataFrame(
+        [
+            pl.Series(s.IDX, np.arange(players, dtype=np.uint32)),
+            sums[s.N].alias(s.N),
+            w100.alias(s.W100),
+            *(sums[name].alias(name) for name in (s.PD_SUM, s.OPP_SUM, s.DEV_SUM)),
+        ]
+    ).filter(pl.col(s.N) > 0)
+    every_pending = (
+        pl.concat(pending).sort(pl.col(s.KEY) % 2, s.KEY) if pending else pl.DataFrame(schema=pending_schema(rules))
+    )
+    counted = pl.concat(by_game).group_by(s.IDX, s.DEV).agg(pl.col(s.COUNT).sum()) if rules.rounding == "game" else None
+    return Sums(frame, every_pending, counted, rated_rows)
+
+
+@dataclass
+class _FloatFold:
+    """Floating-point sums by player, added in the fixed order (see the module's docstring) from the
+    chunks' terms as they arrive: a block is added once the chunks that cover it are all there."""
+
+    names: tuple[str, ...]
+    players: int
+    rows: int
+    block_rows: int
+    added: int = 0  # rows added so far: always the end of a block
+    waiting: list[FloatTerms] = field(default_factory=list)
+    sums: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.sums = {name: np.zeros(self.players, np.float64) for name in self.names}
+
+    def add(self, terms: FloatTerms) -> None:
+        self.waiting.append(terms)
+        self.waiting.sort(key=lambda t: t.start)
+        while self.added < self.rows and self._add_block():
+            self.waiting = [t for t in self.waiting if t.stop > self.added]
+
+    def _add_block(self) -> bool:
+        """Add the next block if its chunks are all there."""
+        end = min(self.added + self.block_rows, self.rows)
+        parts, reach = [], self.added
+        for terms in self.waiting:
+            if terms.start > reach or reach >= end:
+                break
+            parts.append(terms)
+            reach = max(reach, terms.stop)
+        if reach < end:
+            return False
+        for side in (0, 1):
+            for terms in parts:
+                low, high = max(terms.start, self.added) - terms.start, min(terms.stop, end) - terms.start
+                index = terms.index[side][low:high]
+                for name in self.names:
+                    add_at(self.sums[name], index, terms.values[name][side][low:high])
+        self.added = end
+        return True
+
+    def done(self) -> bool:
+        return self.added == self.rows or not self.names
+
+    def totals(self) -> dict[str, pl.Series]:
+        return {name: pl.Series(name, total) for name, total in self.sums.items()}

@@ -1,0 +1,341 @@
+"""PGN game scores (plain files or zip archives) into elo-batch's games table; no rating rules.
+
+python-chess reads the games; only the tags and the number of half-moves of the main line are kept
+(the moves are not checked for legality: a rating needs the result, not the moves). The tags become the
+contract's columns (``../shared/spec/interface.md``) with polars expressions:
+
+- ``[WhiteFideId]`` / ``[BlackFideId]`` -> ``white_id`` / ``black_id``; the player's name only when there
+  is no id, flagged in ``white_id_from_name`` / ``black_id_from_name`` (names never identify a player
+  reliably: two "Smith, J." are one id).
+- ``[WhiteElo]`` / ``[BlackElo]`` -> ``white_rating`` / ``black_rating`` (empty, ``0``, ``?`` -> null).
+- ``[Result]``: a decided result in a game where a player made no move (fewer than two half-moves)
+  becomes a forfeit, ``+--`` / ``--+`` (FIDE B.02 5.1: unplayed games are not rated); ``*`` stays ``*``
+  and ``elo-batch run`` rejects it with its reason.
+- ``[Date]`` (``2022.01.15``): a full date -> ``date``; year and month only -> ``period``; otherwise the
+  event's full ``[EventDate]`` when there is one (noted); else unknown: left empty and reported, never
+  guessed. ``[EventDate]`` -> ``event_date``.
+- ``[Event]`` -> ``event_id``, ``[Round]`` -> ``round``; ``game_id`` = ``<file>#<n>``.
+
+Every game read is written; each row's ``note`` says what was flagged.
+
+Memory stays bounded whatever the input's size: files and zip members are read as streams (see
+:mod:`elo_batch.formats.pgnsource`, which also refuses zip bombs), a game at a time, and the games are
+converted :data:`BATCH_GAMES` at a time (``import_pgn`` writes each batch to a temporary Parquet file
+and streams those into the output).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import chess
+import chess.pgn
+import polars as pl
+
+from elo_batch.errors import InputDataError
+from elo_batch.formats import pgnsource
+from elo_batch.inputs.gamesfile import GAMES_SCHEMA, write_error, write_games
+from elo_batch.inputs.readers import unreadable
+from elo_batch.outputs.formulas import CsvFormulas
+
+_TAGS = (
+    "Event", "Round", "Date", "EventDate", "White", "Black",
+    "WhiteFideId", "BlackFideId", "WhiteElo", "BlackElo", "Result",
+)  # fmt: skip
+_DATE = r"^([0-9]{4}|\?{4})[.\-/]([0-9]{2}|\?{2})[.\-/]([0-9]{2}|\?{2})$"
+#: Games converted (and written, by :func:`import_pgn`) at a time.
+BATCH_GAMES = 50_000
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """What an import read and what it flagged (every game is written; see the ``note`` column).
+
+    Attributes:
+        sources: The files (``archive.zip:member.pgn`` for archives) read, in order.
+        games: Games read (= rows written).
+        forfeits: Decided results with fewer than two half-moves, written as ``+--`` / ``--+``.
+        unplayed_draws: Draws with fewer than two half-moves, kept as draws and flagged.
+        unknown_results: Games whose result is ``*`` or missing (``elo-batch run`` rejects them).
+        unknown_dates: Games without a year and month (``elo-batch run`` rejects them).
+        month_only_dates: Games with year and month but no day (rated in that ``period``).
+        ids_from_names: Games where at least one player has no id and is identified by name.
+        missing_ratings: Games where at least one rating is missing.
+        events: Distinct events (or tournaments).
+        players: Distinct player ids.
+    """
+
+    sources: tuple[str, ...]
+    games: int
+    forfeits: int
+    unplayed_draws: int
+    unknown_results: int
+    unknown_dates: int
+    month_only_dates: int
+    ids_from_names: int
+    missing_ratings: int
+    events: int
+    players: int
+
+    def lines(self) -> list[str]:
+        """The report as short lines for the terminal."""
+        return [
+            f"{self.games} games read from {len(self.sources)} source(s); {self.events} event(s), "
+            f"{self.players} player(s)",
+            f"  forfeits (decided, fewer than two half-moves; written +--/--+, not rated): {self.forfeits}",
+            f"  draws without moves (kept as draws, check them): {self.unplayed_draws}",
+            f"  unknown results (* or none; not rated, run rejects them): {self.unknown_results}",
+            f"  unknown dates (no year and month; run rejects them): {self.unknown_dates}",
+            f"  dates without a day (rated in their month, column period): {self.month_only_dates}",
+            f"  games with a player identified by name (no FideId): {self.ids_from_names}",
+            f"  games with a missing rating: {self.missing_ratings}",
+        ]
+
+
+class _TagsAndPlies(chess.pgn.BaseVisitor[tuple[dict[str, str], int, str | None]]):
+    """Keeps the tags, counts the main line's half-moves and skips everything else (no move checking)."""
+
+    def begin_game(self) -> None:
+        self.tags: dict[str, str] = {}
+        self.plies = 0
+        self.movetext_result: str | None = None
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        self.tags[tagname] = tagvalue
+
+    def begin_variation(self) -> chess.pgn.SkipType:
+        return chess.pgn.SKIP
+
+    def begin_parse_san(self, board: chess.Board, san: str) -> chess.pgn.SkipType | None:
+        self.plies += 1
+        # The first half-move is "played" (a null move) so that the board has a move stack and
+        # python-chess hands variations to begin_variation; the rest are only counted.
+        return None if self.plies == 1 else chess.pgn.SKIP
+
+    def parse_san(self, board: chess.Board, san: str) -> chess.Move:
+        return chess.Move.null()
+
+    def visit_result(self, result: str) -> None:
+        self.movetext_result = result
+
+    def result(self) -> tuple[dict[str, str], int, str | None]:
+        return self.tags, self.plies, self.movetext_result
+
+
+def read_pgn(paths: list[str] | tuple[str, ...]) -> tuple[pl.DataFrame, ImportReport]:
+    """Read PGN files and zip archives of PGN files into a games table in memory.
+
+    Args:
+        paths: ``.pgn`` files, ``.zip`` archives (every ``.pgn`` member, in name order) or glob patterns.
+
+    Returns:
+        One row per game in ``GAMES_SCHEMA``, in file order, and the import report.
+
+    Raises:
+        InputMissingError: a path does not exist or cannot be read.
+        InputDataError: a zip archive is corrupt, holds no ``.pgn`` file or would inflate past the
+            limits (:data:`~elo_batch.formats.pgnsource.MAX_RATIO`, :data:`~elo_batch.formats.pgnsource.MAX_INFLATED`),
+            or a file holds no game.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 5.1 (unplayed games are not rated); PGN standard 8.1
+        (tags, ``????.??.??`` dates, ``*`` results).
+    """
+    sources: list[str] = []
+    batches = list(_batches(paths, sources))
+    games = pl.concat(batches) if batches else _to_games(_raw_frame(_empty_columns()))
+    return games.select(list(GAMES_SCHEMA)), _report(games.lazy(), tuple(sources))
+
+
+def import_pgn(paths: list[str] | tuple[str, ...], out: str, *, csv_formulas: CsvFormulas = "escape") -> ImportReport:
+    """Read PGN files and zip archives (as :func:`read_pgn`) and write their games table to ``out``, in
+    bounded memory: each batch of games goes to a temporary Parquet file, and those are streamed into
+    ``out`` (see :func:`elo_batch.inputs.gamesfile.write_games`), which is written whole or not at all.
+
+    Returns:
+        The import report (``games`` = rows written).
+
+    Raises:
+        As :func:`read_pgn` and :func:`elo_batch.inputs.gamesfile.write_games`.
+    """
+    sources: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="elo-batch-pgn-") as folder:
+        parts = []
+        for number, batch in enumerate(_batches(paths, sources)):
+            parts.append(os.path.join(folder, f"{number:06d}.parquet"))
+            try:
+                batch.write_parquet(parts[-1], compression="lz4")
+            except (OSError, pl.exceptions.ComputeError) as exc:
+                hint = "the games are first written to a temporary folder: free some room there, or set TMPDIR."
+                raise write_error(exc, folder, "the temporary games files", hint) from exc
+        games = pl.scan_parquet(parts) if parts else _to_games(_raw_frame(_empty_columns())).lazy()
+        report = _report(games, tuple(sources))
+        write_games(games.select(list(GAMES_SCHEMA)), out, csv_formulas=csv_formulas)
+    return report
+
+
+def _batches(paths: list[str] | tuple[str, ...], sources: list[str]) -> Iterator[pl.DataFrame]:
+    """The games of every source, at most :data:`BATCH_GAMES` at a time (``GAMES_SCHEMA`` and flag
+    columns); each source's label is appended to ``sources`` as it is opened."""
+    for label, path, binary in pgnsource.sources(paths):
+        sources.append(label)
+        number = tagged = 0
+        columns = _empty_columns()
+        try:
+            handle = pgnsource.text(binary)
+            while (game := chess.pgn.read_game(handle, Visitor=_TagsAndPlies)) is not None:
+                tags, plies, movetext_result = game
+                number += 1
+                tagged += bool(tags)
+                columns["source"].append(label)
+                columns["number"].append(number)
+                for tag in _TAGS:
+                    columns[tag].append(tags.get(tag))
+                columns["plies"].append(plies)
+                columns["movetext"].append(movetext_result)
+                if len(columns["source"]) == BATCH_GAMES:
+                    yield _to_games(_raw_frame(columns))
+                    columns = _empty_columns()
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # a member's data is damaged
+            raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
+        except OSError as exc:
+            raise unreadable(exc, path) from exc
+        if tagged == 0:
+            raise InputDataError(
+                "no PGN game found", path=label, hint='a PGN game starts with tag pairs such as [Event "..."].'
+            )
+        if columns["source"]:
+            yield _to_games(_raw_frame(columns))
+
+
+def _empty_columns() -> dict[str, list[Any]]:
+    return {name: [] for name in ("source", "number", *_TAGS, "plies", "movetext")}
+
+
+def _raw_frame(columns: dict[str, list[Any]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        columns, schema={**{name: pl.String for name in columns}, "number": pl.Int64, "plies": pl.Int64}
+    )
+
+
+def _clean(name: str) -> pl.Expr:
+    """A tag's value trimmed; null when absent, empty or a placeholder (``?``, ``-``)."""
+    text = pl.col(name).str.strip_chars()
+    return pl.when(text.is_in(["", "?", "-", "??"]).not_()).then(text)
+
+
+def _rating(name: str) -> pl.Expr:
+    """A rating tag as whole rating points; null when absent, not digits, or 0 (unrated in PGN)."""
+    value = _clean(name)
+    points = pl.when(value.str.contains(r"^[0-9]+$")).then(value.cast(pl.Int64, strict=False))
+    return pl.when(points > 0).then(points)
+
+
+def _fide_id(name: str) -> pl.Expr:
+    value = _clean(name)
+    return pl.when(value != "0").then(value)
+
+
+def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
+    date_text = _clean("Date")
+    parts = date_text.str.extract_groups(_DATE)
+    year, month, day = (parts.struct.field(str(i)) for i in (1, 2, 3))
+    known_month = year.str.contains(r"^[0-9]{4}$") & month.str.contains(r"^[0-9]{2}$")
+    full = known_month & day.str.contains(r"^[0-9]{2}$")
+    date: pl.Expr = pl.when(full).then(
+        pl.concat_str([year, month, day], separator="-").str.to_date("%Y-%m-%d", strict=False)
+    )
+    month_only = known_month & ~full.fill_null(False)
+    event_parts = _clean("EventDate").str.extract_groups(_DATE)
+    event_date = pl.concat_str([event_parts.struct.field(str(i)) for i in (1, 2, 3)], separator="-").str.to_date(
+        "%Y-%m-%d", strict=False
+    )
+    # an unknown [Date] takes the event's start date when [EventDate] is a full date (FIDE rates an event
+    # with the list in force when it started, B.02 7.1 and fide-rules.md section 7)
+    from_event = ~known_month.fill_null(False) & event_date.is_not_null()
+    date = pl.when(from_event).then(event_date).otherwise(date)
+    result = pl.coalesce(_clean("Result"), pl.col("movetext"))
+    unplayed = pl.col("plies") < 2
+    forfeit = unplayed & result.is_in(["1-0", "0-1"])
+    white_fide, black_fide = _fide_id("WhiteFideId"), _fide_id("BlackFideId")
+    frame = raw.with_columns(
+        pl.format("{}#{}", "source", "number").alias("game_id"),
+        _clean("Event").alias("event_id"),
+        _clean("Round").alias("round"),
+        date.alias("date"),
+        pl.when(month_only).then(pl.concat_str([year, month], separator="-")).alias("period"),
+        pl.coalesce(white_fide, _clean("White")).alias("white_id"),
+        pl.coalesce(black_fide, _clean("Black")).alias("black_id"),
+        _rating("WhiteElo").alias("white_rating"),
+        _rating("BlackElo").alias("black_rating"),
+        pl.when(forfeit)
+        .then(pl.when(result == "1-0").then(pl.lit("+--")).otherwise(pl.lit("--+")))
+        .otherwise(result)
+        .alias("result"),
+        _clean("White").alias("white_name"),
+        _clean("Black").alias("black_name"),
+        (white_fide.is_null() & _clean("White").is_not_null()).alias("white_id_from_name"),
+        (black_fide.is_null() & _clean("Black").is_not_null()).alias("black_id_from_name"),
+        event_date.alias("event_date"),
+        forfeit.fill_null(False).alias("__forfeit"),
+        (unplayed & (result == "1/2-1/2")).fill_null(False).alias("__unplayed_draw"),
+        (result.is_null() | (result == "*")).alias("__unknown_result"),
+        (~known_month.fill_null(False) & ~from_event).alias("__unknown_date"),
+        from_event.alias("__date_from_event"),
+        (full.fill_null(False) & date.is_null()).alias("__bad_date"),
+        month_only.fill_null(False).alias("__month_only"),
+    )
+    plies_note = pl.when(pl.col("plies") == 0).then(pl.lit("no moves")).otherwise(pl.lit("one half-move only"))
+    notes = [
+        pl.when("__forfeit").then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
+        pl.when("__unplayed_draw").then(pl.format("{}: drawn without play? kept as a draw, check it", plies_note)),
+        pl.when("__unknown_result").then(
+            pl.format("result '{}' is not a final result: not rated", pl.coalesce(_clean("Result"), pl.lit("")))
+        ),
+        pl.when("__unknown_date").then(pl.format("date '{}' unknown", pl.coalesce(pl.col("Date"), pl.lit("")))),
+        pl.when("__bad_date").then(pl.format("date '{}' is not a calendar date", pl.col("Date"))),
+        pl.when("__date_from_event").then(
+            pl.format(
+                "date '{}' unknown: the event's date {} is used", pl.coalesce(pl.col("Date"), pl.lit("")), "EventDate"
+            )
+        ),
+        pl.when("__month_only").then(pl.format("no day in date '{}': rated in period {}", "Date", "period")),
+        pl.when("white_id_from_name").then(pl.lit("white identified by name (no WhiteFideId)")),
+        pl.when("black_id_from_name").then(pl.lit("black identified by name (no BlackFideId)")),
+        pl.when(pl.col("white_rating").is_null() & _clean("WhiteElo").is_not_null()).then(
+            pl.format("WhiteElo '{}' is not a rating", "WhiteElo")
+        ),
+        pl.when(pl.col("black_rating").is_null() & _clean("BlackElo").is_not_null()).then(
+            pl.format("BlackElo '{}' is not a rating", "BlackElo")
+        ),
+    ]
+    note = pl.concat_list(notes).list.drop_nulls().list.join("; ")
+    frame = frame.with_columns(pl.when(note != "").then(note).alias("note"))
+    flags = [name for name in frame.columns if name.startswith("__")]
+    return frame.select(*GAMES_SCHEMA, *flags).cast(GAMES_SCHEMA)  # type: ignore[arg-type]
+
+
+def _report(games: pl.LazyFrame, sources: tuple[str, ...]) -> ImportReport:
+    counts = (
+        games.select(
+            pl.len().alias("games"),
+            pl.col("__forfeit").sum().alias("forfeits"),
+            pl.col("__unplayed_draw").sum().alias("unplayed_draws"),
+            pl.col("__unknown_result").sum().alias("unknown_results"),
+            (pl.col("__unknown_date") | pl.col("__bad_date")).sum().alias("unknown_dates"),
+            pl.col("__month_only").sum().alias("month_only_dates"),
+            (pl.col("white_id_from_name") | pl.col("black_id_from_name")).sum().alias("ids_from_names"),
+            (pl.col("white_rating").is_null() | pl.col("black_rating").is_null()).sum().alias("missing_ratings"),
+            pl.col("event_id").n_unique().alias("events"),
+            pl.concat([pl.col("white_id"), pl.col("black_id")]).drop_nulls().n_unique().alias("players"),
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
+    )
+    return ImportReport(sources=sources, **{k: int(v) for k, v in counts.items()})
