@@ -19,6 +19,7 @@ import polars as pl
 
 from elo_batch import __version__, atomic, objectstore, outlock, sanity, warehouse
 from elo_batch import columns as c
+from elo_batch.bandsfile import load_bands
 from elo_batch.config import RunConfig
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.period import Counts, PeriodResult, rate_periods
@@ -58,6 +59,7 @@ class PeriodSummary:
 
     Attributes:
         outputs: Table name -> written file; empty when nothing was written (``validate``).
+        bands: Players whose band went up and down (``{"up": n, "down": m}``).
     """
 
     period: str
@@ -66,6 +68,7 @@ class PeriodSummary:
     players: dict[str, int]
     warnings: tuple[str, ...]
     outputs: dict[str, str]
+    bands: dict[str, int] = dataclasses.field(default_factory=lambda: {"up": 0, "down": 0})
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,11 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     return games, rating_list, list_info
+
+
+def run_bands(config: RunConfig) -> str | None:
+    """The band table file of a run (a ``file:`` URL as its path), or None for the default table."""
+    return objectstore.local_path(config.bands) if config.bands else None
 
 
 def _local(source: T) -> T:
@@ -295,13 +303,14 @@ def _run(
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
+    bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     check_strict(games, config)
     check_writable(out)
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=bands)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
@@ -338,12 +347,15 @@ def validate(
     ratings_path: str | Sequence[str] | FrameInput | None,
     encoding: str | None = None,
     on_progress: Progress | None = None,
+    bands: pl.DataFrame | None = None,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
     With ``config.periods``, the periods are also rated in memory, so the counts are exactly those
     ``run`` would write to the manifest. Without, every row of every period is checked and the
     usable rows are counted per period.
+
+    ``bands``: a band table in memory (the Python API), instead of ``config.bands``.
 
     Raises:
         As :func:`run`, except StrictRejectError and OutputError: rejected rows are in the report.
@@ -352,9 +364,10 @@ def validate(
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding)
+    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=table)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + index, total)
         result = next(results)
@@ -398,6 +411,7 @@ def _write(
 
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
+    up, down = result.band_moves
     return PeriodSummary(
         result.period,
         result.rule_set.name,
@@ -405,6 +419,7 @@ def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str,
         dict(result.ratings.group_by(c.STATUS).len().sort(c.STATUS).iter_rows()),
         warnings,
         outputs,
+        {"up": up, "down": down},
     )
 
 
