@@ -24,6 +24,7 @@ from elo_batch.api import (
     validate,
     write_period,
 )
+from elo_batch.engine.period import Counts
 from elo_batch.errors import (
     EloBatchError,
     InputDataError,
@@ -33,7 +34,6 @@ from elo_batch.errors import (
     StrictRejectError,
     UsageError,
 )
-from elo_batch.period import Counts
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport
 

@@ -11,10 +11,10 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.readers import read_table
+from elo_batch.inputs.readers import read_table
+from elo_batch.inputs.validate import WHOLE_NUMBER
 from elo_batch.rules.bands import MIN_RATING, Bands, default_bands
 from elo_batch.rules.bounds import MAX_RATING
-from elo_batch.validate import WHOLE_NUMBER
 
 HINT = (
     "a bands table has one row per band: band (its label, e.g. 'second category') and min_rating (the lowest "

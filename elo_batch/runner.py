@@ -17,16 +17,17 @@ from typing import Any, ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, atomic, objectstore, outlock, sanity, warehouse
+from elo_batch import __version__, sanity
 from elo_batch import columns as c
 from elo_batch.bandsfile import load_bands
 from elo_batch.config import RunConfig
+from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
-from elo_batch.period import Counts, PeriodResult, rate_periods
-from elo_batch.ratinglist import check_pending, load_rating_list
-from elo_batch.readers import FrameInput, InputFile
-from elo_batch.validate import GamesInput, load_games
-from elo_batch.writers import Format, check_writable, write_period
+from elo_batch.inputs.ratinglist import check_pending, load_rating_list
+from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.inputs.validate import GamesInput, load_games
+from elo_batch.outputs import atomic, objectstore, outlock, warehouse
+from elo_batch.outputs.writers import Format, check_writable, write_period
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -194,7 +195,7 @@ def write_result(
     """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
 
     Args:
-        out: Output folder or object-store URI (see :func:`elo_batch.writers.write_period`).
+        out: Output folder or object-store URI (see :func:`elo_batch.outputs.writers.write_period`).
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
@@ -210,7 +211,7 @@ def write_result(
         Table name (and ``manifest``) -> written file.
 
     Raises:
-        OutputError: as :func:`elo_batch.writers.write_period`.
+        OutputError: as :func:`elo_batch.outputs.writers.write_period`.
     """
     manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
     manifest["stale_periods"] = list(stale_periods)

@@ -18,12 +18,12 @@ from typing import Literal
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import objectstore
 from elo_batch.config import RunConfig, next_period, rejected_limit
+from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.errors import OutputError, StrictRejectError, option
-from elo_batch.period import Counts, PeriodResult
-from elo_batch.readers import InputFile
-from elo_batch.validate import GamesInput
+from elo_batch.inputs.readers import InputFile
+from elo_batch.inputs.validate import GamesInput
+from elo_batch.outputs import objectstore
 
 #: Examples a warning shows (ids, rejected rows).
 EXAMPLES = 5

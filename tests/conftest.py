@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from elo_batch.cli import app
+from elo_batch.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"

@@ -559,5 +559,5 @@ def test_importing_elo_batch_does_not_import_pyarrow() -> None:
     import subprocess
     import sys
 
-    code = "import sys, elo_batch, elo_batch.cli; sys.exit('pyarrow' in sys.modules)"
+    code = "import sys, elo_batch, elo_batch.cli.app; sys.exit('pyarrow' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -16,8 +16,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import atomic, writers
 from elo_batch.errors import OutputError
+from elo_batch.outputs import atomic, writers
 from tests.conftest import read_table, write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
@@ -116,7 +116,7 @@ def test_a_first_run_failing_while_swapping_leaves_no_partition(cli, tmp_path, m
 DRIVER = """
 import importlib, os, sys, time
 from pathlib import Path
-import elo_batch.atomic
+import elo_batch.outputs.atomic
 module_name, name = os.environ["PAUSE_IN"].split(":")
 module = importlib.import_module(module_name)
 real, calls = getattr(module, name), []
@@ -129,12 +129,12 @@ def slow(*args, **kwargs):
     return value
 setattr(module, name, slow)
 if os.environ.get("NO_EXCHANGE"):
-    elo_batch.atomic._exchange = lambda a, b: False
-from elo_batch.cli import app
+    elo_batch.outputs.atomic._exchange = lambda a, b: False
+from elo_batch.cli.app import app
 sys.argv[0] = "elo-batch"
 app()
 """
-WRITE = "elo_batch.writers:write_table"
+WRITE = "elo_batch.outputs.writers:write_table"
 
 
 def _start_and_stop(tmp_path: Path, out: Path, pause_in: str, after: int, sig: int, **env: str) -> int:
@@ -182,10 +182,10 @@ def test_a_run_killed_while_writing_leaves_the_previous_outputs_and_nothing_a_re
 @pytest.mark.parametrize(
     ("pause_in", "after", "no_exchange", "ratings_now"),
     [
-        ("elo_batch.atomic:_swap_in", 1, "", "new"),  # ratings swapped, the other tables not yet
-        ("elo_batch.atomic:_swap_in", 4, "", "new"),  # all swapped, not committed
+        ("elo_batch.outputs.atomic:_swap_in", 1, "", "new"),  # ratings swapped, the other tables not yet
+        ("elo_batch.outputs.atomic:_swap_in", 4, "", "new"),  # all swapped, not committed
         ("os:rename", 2, "", "new"),  # the journal in place, ratings exchanged, the old one not yet moved aside
-        ("elo_batch.atomic:_swap_in", 1, "1", "new"),
+        ("elo_batch.outputs.atomic:_swap_in", 1, "1", "new"),
         ("os:rename", 2, "1", "absent"),  # journal in place, the old ratings moved aside, the new one not yet in
     ],
     ids=["exchange-first", "exchange-all", "exchange-mid", "renames-first", "renames-mid"],
@@ -349,7 +349,7 @@ def test_a_swap_takes_only_plain_labels_and_partition_targets(tmp_path) -> None:
 @pytest.mark.parametrize("ratings", ["ratings/period=2025-11/part-0.parquet", "ratings/period=2025-11"])
 @pytest.mark.parametrize(
     ("pause_in", "after", "no_exchange"),
-    [("elo_batch.atomic:_swap_in", 1, ""), ("elo_batch.atomic:_swap_in", 4, ""), ("os:rename", 2, "1")],
+    [("elo_batch.outputs.atomic:_swap_in", 1, ""), ("elo_batch.outputs.atomic:_swap_in", 4, ""), ("os:rename", 2, "1")],
     ids=["exchange-first", "exchange-all", "renames-mid"],
 )
 def test_the_next_month_reading_its_list_from_out_after_a_kill_in_the_commit_reads_the_recovered_list(

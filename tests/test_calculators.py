@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from elo_batch.cli import app
+from elo_batch.cli.app import app
 from tests.conftest import TESTS
 
 

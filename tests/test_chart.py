@@ -34,7 +34,7 @@ def out(cli, tmp_path: Path) -> Path:
 
 
 def test_history_has_one_point_per_list_with_the_changes(out: Path) -> None:
-    from elo_batch.chart import rating_history
+    from elo_batch.cli.chart import rating_history
 
     history = rating_history(str(out), "A")
 
@@ -46,7 +46,7 @@ def test_history_has_one_point_per_list_with_the_changes(out: Path) -> None:
 
 
 def test_chart_command_writes_a_png_of_those_points(cli, out: Path, tmp_path: Path) -> None:
-    from elo_batch.chart import plot_history, rating_history
+    from elo_batch.cli.chart import plot_history, rating_history
 
     png = tmp_path / "alice.png"
     result = cli("chart", out, "--player", "A", "-o", png)
@@ -63,7 +63,7 @@ def test_chart_command_writes_a_png_of_those_points(cli, out: Path, tmp_path: Pa
 
 
 def test_a_player_without_games_is_a_flat_line(out: Path) -> None:
-    from elo_batch.chart import rating_history
+    from elo_batch.cli.chart import rating_history
 
     history = rating_history(str(out), "C")
     assert history.ratings == (2100, 2100, 2100)
@@ -71,7 +71,7 @@ def test_a_player_without_games_is_a_flat_line(out: Path) -> None:
 
 
 def test_csv_outputs_chart_the_same(cli, tmp_path: Path) -> None:
-    from elo_batch.chart import rating_history
+    from elo_batch.cli.chart import rating_history
 
     games, rating_list = write_csv(tmp_path / "g.csv", GAMES), write_csv(tmp_path / "l.csv", LIST)
     folder = tmp_path / "csv"

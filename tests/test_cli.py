@@ -249,7 +249,7 @@ def test_a_file_named_twice_is_read_once(cli, tmp_path, rating_list, monkeypatch
 
 
 def test_usage_errors_are_json_events_under_log_format_json(capsys) -> None:
-    from elo_batch.cli import console
+    from elo_batch.cli.app import console
 
     status = console(["run", "g.csv", "--period", "2025-11", "--format", "xlsx", "--log-format", "json"])
 

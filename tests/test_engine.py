@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from elo_batch import engine
+from elo_batch.engine import expressions as engine
 
 
 def _one(expr: pl.Expr, **columns: list) -> list:

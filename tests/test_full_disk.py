@@ -12,7 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from elo_batch import atomic, encode
+from elo_batch.outputs import atomic, encode
 from tests.conftest import write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"

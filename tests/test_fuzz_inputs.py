@@ -24,8 +24,8 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from elo_batch.atomic import STAGING_PREFIX
-from elo_batch.cli import app
+from elo_batch.cli.app import app
+from elo_batch.outputs.atomic import STAGING_PREFIX
 from tests.conftest import reconciliation
 
 CASES = int(os.environ.get("ELO_BATCH_FUZZ_CASES", "4"))

@@ -36,7 +36,7 @@ def _same(expected: str, got: str | None) -> bool:
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
 def test_golden_case(case: Path, sum_rows: int | None, cli, tmp_path: Path, monkeypatch) -> None:
     if sum_rows:  # the per-player sums, one table row at a time (see period._rated_sums)
-        monkeypatch.setattr("elo_batch.period._SUM_ROWS", sum_rows)
+        monkeypatch.setattr("elo_batch.engine.period._SUM_ROWS", sum_rows)
     args = shlex.split((case / "args").read_text())
     period = parse_periods(args[args.index("--period") + 1])[-1]
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []

@@ -14,10 +14,10 @@ import polars as pl
 import pytest
 
 import elo_batch
+from elo_batch.engine import prepass
+from elo_batch.engine.sides import Chunk, rate_chunk
 from elo_batch.errors import InternalError, UsageError
-from elo_batch.kernels import prepass
-from elo_batch.kernels.sides import Chunk, rate_chunk
-from elo_batch.ratinglist import as_list_in_force
+from elo_batch.inputs.ratinglist import as_list_in_force
 from elo_batch.rules.sets import COMPRESSION_2024, RAISE_2022, rule_set_for
 from tests.conftest import read_table, write_csv
 from tests.test_kernels import games_input
@@ -193,7 +193,7 @@ def test_the_tournament_calculator_applies_the_upgrade_once(cli) -> None:
     """`elo-batch tournament` is one event: 2600 (K 10) beats 2100, 2150, 2100: .92, .94, .96 -> 0.18
     x 10 = 1.8 -> +2 (the first of the two D 500 games is the upgrade)."""
     result = cli.runner.invoke(
-        elo_batch.cli.app, ["tournament", "--rating", "2600", "--k", "10", "--period", "2023-05"],
+        elo_batch.cli.app.app, ["tournament", "--rating", "2600", "--k", "10", "--period", "2023-05"],
         input="2100 | 1\n2150 | 1\n2100 | 1\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output

@@ -91,7 +91,7 @@ def test_a_truncated_gzip_file_is_refused(cli, tmp_path) -> None:
 
 
 def test_a_gzip_bomb_is_refused_before_it_is_inflated_whole(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("elo_batch.readers.GZIP_FLOOR", 1000)
+    monkeypatch.setattr("elo_batch.inputs.readers.GZIP_FLOOR", 1000)
     games = tmp_path / "g.csv.gz"
     games.write_bytes(gzip.compress((GAMES + "A,B,1-0,2025-11-03\n" * 10_000).encode()))
 
@@ -108,7 +108,7 @@ def _working_names() -> list[str]:
     """Every working column name written in elo-batch's source (``"__..."``; f-string stems completed
     with a column they take), the canonical rows' columns, the reader's own, and output columns."""
     from elo_batch import columns as c
-    from elo_batch.validate import CANONICAL_SCHEMA
+    from elo_batch.inputs.validate import CANONICAL_SCHEMA
 
     source = "\n".join(path.read_text() for path in (Path(c.__file__).parent).rglob("*.py"))
     found = set(re.findall(r"[\"'](__[a-z0-9_]+)", source)) - {"__main__"}
@@ -201,7 +201,7 @@ def test_a_panic_elsewhere_is_exit_70_with_a_message_not_a_traceback(cli, tmp_pa
     def panic(*args, **kwargs):
         raise pl.exceptions.PanicException("index out of bounds")
 
-    monkeypatch.setattr("elo_batch.cli.run", panic)
+    monkeypatch.setattr("elo_batch.cli.app.run", panic)
     games = write_csv(tmp_path / "g.csv", GAMES)
 
     result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out")
@@ -417,7 +417,7 @@ def test_a_list_with_several_bad_rows_reports_their_count_and_the_first_ones(cli
     ],
 )
 def test_a_bad_choice_is_a_plain_usage_message(tmp_path, capsys, args, message) -> None:
-    from elo_batch.cli import console
+    from elo_batch.cli.app import console
 
     status = console(["run", "g.csv", "--period", "2025-11", "--out", str(tmp_path / "out"), *args])
 

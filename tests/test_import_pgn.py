@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch.pgn import read_pgn
+from elo_batch.formats.pgn import read_pgn
 from tests.conftest import TESTS, read_table
 
 TATA = TESTS / "data" / "pgn" / "tatamast22.pgn"

@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch.pgn import read_pgn
-from elo_batch.trf import read_trf
+from elo_batch.formats.pgn import read_pgn
+from elo_batch.formats.trf import read_trf
 from tests.conftest import TESTS, read_table
 
 TATA_TRF = TESTS / "data" / "trf" / "tata2022.trf"

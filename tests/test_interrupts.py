@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from elo_batch import atomic
+from elo_batch.outputs import atomic
 from tests.conftest import write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
@@ -51,7 +51,8 @@ DRIVER = """
 import os, shutil, sys, time
 from pathlib import Path
 import polars as pl
-from elo_batch import encode, writers
+from elo_batch.outputs import encode
+from elo_batch.outputs import writers
 real_write, real_rmtree = encode.write_table, shutil.rmtree
 def slow(batch):
     mark = Path(os.environ["WRITING"])
@@ -70,7 +71,7 @@ def rmtree(path, *args, **kwargs):
     return real_rmtree(path, *args, **kwargs)
 writers.write_table = write_table
 shutil.rmtree = rmtree
-from elo_batch.cli import app
+from elo_batch.cli.app import app
 sys.argv[0] = "elo-batch"
 app()
 """

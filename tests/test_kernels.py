@@ -3,7 +3,7 @@
 Split invariance (a property test, in memory, no files): a period's table cut into random runs of
 rows, mapped chunk by chunk (rate the sides, partial sums), the partial sums reduced in a random order,
 finalized, and each chunk audited, gives the same new list and the same audit as the whole run
-(:func:`elo_batch.period.rate_period`), under every kind of rule set: FIDE table and the logistic
+(:func:`elo_batch.engine.period.rate_period`), under every kind of rule set: FIDE table and the logistic
 formula, rounding by period, by game or none (fractional ratings), the rapid 600/2600 rule, the 2022
 rules (the 400-point upgrade once per event, a pre-pass fact; the 2022 first ratings), the compression
 of 1 March 2024 and the rapid seed from the standard rating (R&B 7.2.1); with game ids repeated in
@@ -23,17 +23,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elo_batch.config import RunConfig
+from elo_batch.engine import listchanges, prepass
+from elo_batch.engine.audit import audit
+from elo_batch.engine.finish import finalize
+from elo_batch.engine.period import rate_period
+from elo_batch.engine.sides import Chunk, rate_chunk
+from elo_batch.engine.sums import SUM_ROWS, partial_sums, reduce_sums
 from elo_batch.errors import InternalError
-from elo_batch.kernels import listchanges, prepass
-from elo_batch.kernels.audit import audit
-from elo_batch.kernels.finish import finalize
-from elo_batch.kernels.sides import Chunk, rate_chunk
-from elo_batch.kernels.sums import SUM_ROWS, partial_sums, reduce_sums
-from elo_batch.period import rate_period
-from elo_batch.ratinglist import list_schema
-from elo_batch.readers import InputFile
+from elo_batch.inputs.ratinglist import list_schema
+from elo_batch.inputs.readers import InputFile
+from elo_batch.inputs.validate import GamesInput, _check_file, _mark_duplicates
 from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
-from elo_batch.validate import GamesInput, _check_file, _mark_duplicates
 
 PERIOD = "2025-11"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -150,7 +150,7 @@ def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
     rules = rules_of(name)
     games = games_input(frame, fractional=rules.rounding == "none")
     block = data.draw(st.sampled_from([SUM_ROWS, 1, 2, 3, 7]), label="block_rows")
-    with mock.patch("elo_batch.period._SUM_ROWS", block):
+    with mock.patch("elo_batch.engine.period._SUM_ROWS", block):
         whole = rate_period(games, rating_list, rules, PERIOD)
 
     seeded, _ = listchanges.seed_from_standard(rating_list, games, rules, PERIOD)
@@ -206,7 +206,7 @@ def test_the_formula_rated_a_row_at_a_time_has_the_digits_of_one_pass() -> None:
     games, rating_list = _period_of(GAMES, ratings=(1900.0, 2090.0, 2100.0))
     rules = rules_of("elo")
     whole = rate_period(games, rating_list, rules, PERIOD)
-    with mock.patch("elo_batch.period._SUM_ROWS", 1):
+    with mock.patch("elo_batch.engine.period._SUM_ROWS", 1):
         by_row = rate_period(games, rating_list, rules, PERIOD)
 
     assert whole.audit.collect()["expected_score"][0] == 0.2509169371224643

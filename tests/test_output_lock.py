@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from elo_batch import outlock
 from elo_batch.errors import OutputError
+from elo_batch.outputs import outlock
 from tests.conftest import TESTS, read_table, write_csv
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,1-0,2000,1900"
@@ -164,7 +164,8 @@ def test_a_file_system_that_refuses_flock_gets_the_exclusive_lock_file(tmp_path,
 KILLED_DRIVER = """
 import os, sys, time
 from pathlib import Path
-from elo_batch import atomic, outlock
+from elo_batch.outputs import atomic
+from elo_batch.outputs import outlock
 atomic.USE_EXCHANGE = False
 outlock.USE_FLOCK = False
 real = atomic._swap_in
@@ -173,14 +174,14 @@ def paused(*args):
     Path(os.environ["MARK"]).write_text("swapped")
     time.sleep(120)
 atomic._swap_in = paused
-from elo_batch.cli import app
+from elo_batch.cli.app import app
 sys.argv[0] = "elo-batch"
 app()
 """
 
 
 def test_without_exchange_and_flock_a_killed_run_is_undone_and_its_lock_taken_over(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("elo_batch.atomic.USE_EXCHANGE", False)
+    monkeypatch.setattr("elo_batch.outputs.atomic.USE_EXCHANGE", False)
     monkeypatch.setattr(outlock, "USE_FLOCK", False)
     games, out = write_csv(tmp_path / "g.csv", GAMES), tmp_path / "out"
     assert cli("run", games, "--period", "2025-11", "--out", out, "--k", "20").exit_code == 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
-from elo_batch.ratinglist import load_rating_list
+from elo_batch.inputs.ratinglist import load_rating_list
 from tests.conftest import write_csv
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from elo_batch.readers import read_table
+from elo_batch.inputs.readers import read_table
 from tests.conftest import read_table as read_output
 
 

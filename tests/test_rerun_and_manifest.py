@@ -72,7 +72,7 @@ def test_outputs_do_not_depend_on_the_number_of_threads(tmp_path) -> None:
     outputs = []
     for threads in ("1", "4"):
         out = tmp_path / f"out{threads}"
-        command = [sys.executable, "-m", "elo_batch.cli", "run", str(games), "--ratings", str(rating_list)]
+        command = [sys.executable, "-m", "elo_batch.cli.app", "run", str(games), "--ratings", str(rating_list)]
         env = {**os.environ, "POLARS_MAX_THREADS": threads}
         done = subprocess.run([*command, "--period", "2025-11", "--out", str(out)], env=env, capture_output=True)
         assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch.encode import write_table
+from elo_batch.outputs.encode import write_table
 from tests.conftest import read_table, reconciliation, write_csv
 
 
@@ -96,7 +96,7 @@ def test_sums_added_a_row_at_a_time_give_the_outputs_of_one_pass(cli, tmp_path: 
     whole, sliced = tmp_path / "whole", tmp_path / "sliced"
 
     first = cli.run(f"run {games} --ratings {lst} --period 2025-11..2025-12", whole)
-    monkeypatch.setattr("elo_batch.period._SUM_ROWS", 1)
+    monkeypatch.setattr("elo_batch.engine.period._SUM_ROWS", 1)
     second = cli.run(f"run {games} --ratings {lst} --period 2025-11..2025-12", sliced)
 
     assert first.exit_code == 0 and second.exit_code == 0, first.output + second.output

@@ -22,7 +22,7 @@ LIST = ROOT / "sample_data" / "ratings-2025-10.csv"
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> tuple[pl.DataFrame, pl.DataFrame]:
     from typer.testing import CliRunner
 
-    from elo_batch.cli import app
+    from elo_batch.cli.app import app
 
     out = tmp_path_factory.mktemp("us") / "out"
     result = CliRunner().invoke(

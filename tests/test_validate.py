@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch.validate import RESULT_HINT, load_games
+from elo_batch.inputs.validate import RESULT_HINT, load_games
 
 NOT_A_RESULT = f"is not a result. Hint: {RESULT_HINT}"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from elo_batch.progress import ProgressBar
+from elo_batch.cli.progress import ProgressBar
 from tests.conftest import reconciliation, write_csv
 
 GAMES = """

@@ -194,7 +194,7 @@ def test_a_hostile_column_name_is_a_name_and_runs_nothing(cli, tmp_path: Path, i
 
 def test_load_period_takes_any_column_name_and_struct_field_as_names(tmp_path: Path) -> None:
     """Library callers pass frames whose names no reader normalised: spaces, quotes, a struct's fields."""
-    from elo_batch import warehouse
+    from elo_batch.outputs import warehouse
 
     db = str(tmp_path / "elo.duckdb")
     first = pl.DataFrame({"player_id": ["A"], "period": ["2025-11"]})
@@ -218,8 +218,8 @@ def test_load_period_takes_any_column_name_and_struct_field_as_names(tmp_path: P
 
 
 def test_sql_that_parses_as_several_statements_is_never_run(tmp_path: Path) -> None:
-    from elo_batch import warehouse
     from elo_batch.errors import InternalError
+    from elo_batch.outputs import warehouse
 
     with duckdb.connect(str(tmp_path / "elo.duckdb")) as connection:
         connection.execute("CREATE TABLE audit (a INTEGER)")
@@ -281,7 +281,7 @@ def test_a_database_that_refuses_the_period_leaves_the_partitions_as_they_were(c
 
 def test_a_database_commit_that_fails_puts_the_swapped_partitions_back(cli, tmp_path, loaded, monkeypatch) -> None:
     out, db, rows, audit = loaded
-    from elo_batch import warehouse
+    from elo_batch.outputs import warehouse
 
     real = warehouse._connect
 
@@ -309,7 +309,7 @@ def test_a_database_commit_that_fails_puts_the_swapped_partitions_back(cli, tmp_
 def test_partitions_that_cannot_be_swapped_leave_the_database_as_it_was(cli, tmp_path, loaded, monkeypatch) -> None:
     import errno
 
-    from elo_batch import atomic
+    from elo_batch.outputs import atomic
 
     out, db, rows, audit = loaded
     real, calls = atomic._swap_in, []
@@ -333,7 +333,7 @@ def test_partitions_that_cannot_be_swapped_leave_the_database_as_it_was(cli, tmp
 def test_a_partition_commit_failing_after_the_database_committed_says_so(cli, tmp_path, loaded, monkeypatch) -> None:
     import errno
 
-    from elo_batch import atomic
+    from elo_batch.outputs import atomic
 
     out, db, _, _ = loaded
     real = os.remove

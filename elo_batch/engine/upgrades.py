@@ -6,13 +6,13 @@ which the rating difference is greatest", in any tournament. The upgrade helps t
 game. Which game of an event is a player's upgrade depends on all the event's games, so it is decided
 here, over the whole period table, before it is cut into chunks: two Boolean columns, ``__w_up`` and
 ``__b_up``, say whether the row's white or black side is its player's upgrade. Each chunk then rates
-its rows alone (:mod:`elo_batch.kernels.sides`).
+its rows alone (:mod:`elo_batch.engine.sides`).
 
 Which game: among the player's sides of the event that count (rated player, rated opponent, not a
 forfeit or a duplicate) with D = Ro - Rc over the limit, the one with the largest D; of several with the
 same largest D, the earliest (by date, then input order). Tied games have the same D, so which of them
 is capped changes nothing but the audit's ``capped`` flag. Rows without ``event_id`` are one event per
-player and period (as they are for first ratings, :mod:`elo_batch.lifecycle`).
+player and period (as they are for first ratings, :mod:`elo_batch.engine.lifecycle`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from dataclasses import replace
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.kernels import schema as s
-from elo_batch.kernels.sides import rate, side_view
+from elo_batch.engine import schema as s
+from elo_batch.engine.sides import rate, side_view
 from elo_batch.rules.sets import RuleSet
 
 
@@ -31,7 +31,7 @@ def mark(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Data
     """The period table with ``__w_up`` and ``__b_up`` (Boolean) under the once-per-event 400-point rule.
 
     Args:
-        table: The period table (:attr:`elo_batch.kernels.prepass.Prepared.table`), all of its rows.
+        table: The period table (:attr:`elo_batch.engine.prepass.Prepared.table`), all of its rows.
         list_rating: The rating on the list in force by dense index (``Prepared.list_rating``).
         rules: The period's rule set; other rules than ``cap_400="once-per-event"`` leave ``table`` as it is.
 

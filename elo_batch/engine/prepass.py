@@ -8,12 +8,12 @@ map needs nothing of the other chunks:
 - each player's dense index (players of the list first, in list order, then the others in order of
   first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
 - the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
-  across all files when the games were checked, :func:`elo_batch.validate.load_games`), carried here;
+  across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
 - the pools of unrated players from earlier periods (the list's ``pending`` column).
 
 A newcomer's first event is not a column: it is the event with the earliest date (then row) among the
-newcomer's pending sides, decided in :mod:`elo_batch.kernels.finish` from the pending sides that every
-chunk hands on (see :mod:`elo_batch.kernels.sums`), which does not depend on how the rows are cut.
+newcomer's pending sides, decided in :mod:`elo_batch.engine.finish` from the pending sides that every
+chunk hands on (see :mod:`elo_batch.engine.sums`), which does not depend on how the rows are cut.
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.kernels import schema as s
-from elo_batch.kernels import upgrades
-from elo_batch.ratinglist import list_schema
+from elo_batch.engine import schema as s
+from elo_batch.engine import upgrades
+from elo_batch.inputs.ratinglist import list_schema
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import RuleSet
-from elo_batch.validate import GamesInput
 
 Engine = Literal["in-memory", "streaming"]
 #: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
@@ -47,7 +47,7 @@ class Prepared:
         listed: The list in force (``LIST_SCHEMA`` columns first, then pass-through columns), with the
             players added from the games when there is no list (or for a range run without one).
         ids: The player id of each dense index (the listed players first, in list order).
-        table: The period's rows in input order, columns :data:`~elo_batch.kernels.schema.TABLE` and
+        table: The period's rows in input order, columns :data:`~elo_batch.engine.schema.TABLE` and
             the players' dense indices ``__w``, ``__b`` (UInt32).
         list_rating: The rating on the list in force of each index (Float64; null: unrated or unlisted).
         warnings: Things the user should know that did not stop the period.
@@ -83,7 +83,7 @@ def prepare(
         add_players_from_games: Add players met in the games but absent from ``rating_list``, rated
             from the game rows (a range run without a list).
         rules: The period's rule set: under the once-per-event 400-point rule (2022), each player's one
-            upgrade per event is marked on the table (:func:`elo_batch.kernels.upgrades.mark`).
+            upgrade per event is marked on the table (:func:`elo_batch.engine.upgrades.mark`).
 
     Returns:
         The period's list, player index and table.

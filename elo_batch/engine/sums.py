@@ -1,6 +1,6 @@
 """The map's second half and the reduce: per-player partial sums of one chunk's rated sides, and their total.
 
-A chunk's sides (:mod:`elo_batch.kernels.sides`) become per-player partial sums by dense index, in exact
+A chunk's sides (:mod:`elo_batch.engine.sides`) become per-player partial sums by dense index, in exact
 integers wherever FIDE is exact: games, score in half points, sum of score - PD in hundredths, the
 opponents' rating sum. Unrated players' games against rated opponents (what first ratings need) are
 handed on as they are (few rows), and with ``rounding="game"`` the count of each value of score - PD per
@@ -25,9 +25,9 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.engine import schema as s
+from elo_batch.engine.sides import Chunk, RatedSides, side_view
 from elo_batch.errors import InternalError
-from elo_batch.kernels import schema as s
-from elo_batch.kernels.sides import Chunk, RatedSides, side_view
 from elo_batch.rules.sets import RuleSet
 
 #: Table rows rated and summed at a time by the local engine, and the block of the fixed order of the
@@ -65,7 +65,7 @@ def float_sums(rules: RuleSet) -> tuple[str, ...]:
 
 
 def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
-    """Columns of the pending sides (:data:`~elo_batch.kernels.schema.PENDING_SIDES`) and their types:
+    """Columns of the pending sides (:data:`~elo_batch.engine.schema.PENDING_SIDES`) and their types:
     the opponent's rating is summed, as Int64 (Float64 for fractional ratings)."""
     types: dict[str, pl.DataType] = {
         s.KEY: pl.Int64(),
@@ -123,7 +123,7 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
 
     Args:
         chunk: Consecutive rows of the period table.
-        rated: Their sides, rated (:func:`elo_batch.kernels.sides.rate_chunk`).
+        rated: Their sides, rated (:func:`elo_batch.engine.sides.rate_chunk`).
         rules: The period's rule set.
         players: Players of the period (the length of the per-player arrays).
 
@@ -214,7 +214,7 @@ class Sums:
 
     Attributes:
         players: One row per player with at least one rated side: ``__idx`` (UInt32) and
-            :data:`~elo_batch.kernels.schema.SUMS`: ``__n`` (rated games), ``__w100`` (score,
+            :data:`~elo_batch.engine.schema.SUMS`: ``__n`` (rated games), ``__w100`` (score,
             hundredths), ``__pd100`` (sum of PD, hundredths), ``__opp`` (sum of the opponents'
             ratings, rating points), ``__dev100`` (sum of score - PD, hundredths).
         pending: Every pending side of the period: the white sides in input order, then the black ones.

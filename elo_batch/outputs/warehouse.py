@@ -96,7 +96,7 @@ class PeriodLoad:
     """One period's rows replaced in a transaction left open until :meth:`commit`.
 
     The database's side of a commit shared with the partitions (``companion`` of
-    :func:`elo_batch.writers.write_period`): :meth:`prepare` once the partitions are staged (every
+    :func:`elo_batch.outputs.writers.write_period`): :meth:`prepare` once the partitions are staged (every
     statement runs, nothing is committed), :meth:`commit` once they are swapped in and before their
     own commit, :meth:`abort` if anything fails. A failure raises :class:`OutputError` after rolling
     back, so the database keeps its previous rows.

@@ -8,7 +8,7 @@ Layout (``../shared/spec/interface.md``)::
     OUT/manifest/period=YYYY-MM/manifest.json
 
 Everything of a period is first written into a hidden staging folder inside OUT, then the partition
-folders are swapped in (see :mod:`elo_batch.atomic`), so a failed or interrupted run leaves the
+folders are swapped in (see :mod:`elo_batch.outputs.atomic`), so a failed or interrupted run leaves the
 previous outputs of that period as they were, and other periods are never touched. The files depend
 only on the frames given (no timestamps, fixed compression and row groups), so the same frames give
 the same bytes.
@@ -26,10 +26,10 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from elo_batch import objectstore, outlock
-from elo_batch.atomic import FolderSwap
-from elo_batch.encode import Format, write_table
 from elo_batch.errors import OutputError, option
+from elo_batch.outputs import objectstore, outlock
+from elo_batch.outputs.atomic import FolderSwap
+from elo_batch.outputs.encode import Format, write_table
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -112,12 +112,12 @@ def write_period(
         period: Month of play, ``YYYY-MM``.
         tables: ``ratings``, ``audit`` and ``rejected`` frames (a lazy one is streamed to its file).
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
-            (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.objectstore` does).
-        fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.encode`).
+            (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.outputs.objectstore` does).
+        fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.outputs.encode`).
         companion: Another sink of the same period that commits together with the partitions of
             a folder (see :class:`Companion`); not with an object store.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (none is waited
-            for when the caller already holds it: :func:`elo_batch.atomic.locked_output`).
+            for when the caller already holds it: :func:`elo_batch.outputs.atomic.locked_output`).
         on_lock_wait: Called with the holder's description when the lock is found held.
 
     Returns:

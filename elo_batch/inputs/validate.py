@@ -16,10 +16,10 @@ from typing import Any, Literal
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.cells import DATE_RANGE, cell_text, in_date_range, inexact_number, is_date_type, text_column
 from elo_batch.errors import InputDataError
-from elo_batch.names import READER_COLUMNS, escape, unescape
-from elo_batch.readers import (
+from elo_batch.inputs.cells import DATE_RANGE, cell_text, in_date_range, inexact_number, is_date_type, text_column
+from elo_batch.inputs.names import READER_COLUMNS, escape, unescape
+from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
     RAGGED,
@@ -32,8 +32,8 @@ from elo_batch.readers import (
     reading,
     scan_table,
 )
+from elo_batch.inputs.text import column_hints
 from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
-from elo_batch.text import column_hints
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -169,8 +169,8 @@ def load_games(
     """Read and check game files (or frames) of either shape of the contract.
 
     Args:
-        paths: Files, globs or folders (see :func:`elo_batch.readers.expand_paths`), or frames in
-            memory (read as :func:`elo_batch.readers.read_frame` reads them, then checked as files are).
+        paths: Files, globs or folders (see :func:`elo_batch.inputs.readers.expand_paths`), or frames in
+            memory (read as :func:`elo_batch.inputs.readers.read_frame` reads them, then checked as files are).
         fractional_ratings: Accept ratings with decimals (only ``--rounding none`` keeps them).
         encoding: Force the CSV text encoding.
         exclude: Files and folders a folder or glob must not pick up (see ``expand_paths``).
@@ -386,7 +386,7 @@ def _check_file(
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
-        .with_row_index("__row_key")  # working columns beside the user's: all named __ (elo_batch.names)
+        .with_row_index("__row_key")  # working columns beside the user's: all named __ (elo_batch.inputs.names)
         .with_columns(pl.col("__row_key").cast(pl.Int64), *few.indices())
         .rename(few.hidden())
         .with_columns(pl.col(untrimmed).str.strip_chars())
@@ -605,7 +605,7 @@ class _ColumnReader:
 
     def inexact_id(self, name: str) -> pl.Expr:
         """True where an id column of floats or decimals holds no exact whole number (see
-        :func:`elo_batch.cells.inexact_number`)."""
+        :func:`elo_batch.inputs.cells.inexact_number`)."""
         return inexact_number(self.schema, name)
 
     def same_text(self, left: str, right: str) -> pl.Expr:
@@ -617,7 +617,7 @@ class _ColumnReader:
 
     def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
         """(local date as written, row is not a date) for a date or date-time column; a Date or Datetime
-        value outside the years 0000-9999 is not a date (:data:`elo_batch.cells.DATE_RANGE`)."""
+        value outside the years 0000-9999 is not a date (:data:`elo_batch.inputs.cells.DATE_RANGE`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Date), pl.lit(False)

@@ -5,7 +5,7 @@ rating list are told apart from them. The frames the kernels hand to each other 
 
 - the period table (:data:`TABLE`, pre-pass): one row per game row of the period, with the dense index
   of both players (:data:`WHITE`, :data:`BLACK`);
-- a game side (:func:`elo_batch.kernels.sides.side_view`): one player's view of a table row;
+- a game side (:func:`elo_batch.engine.sides.side_view`): one player's view of a table row;
 - the rated sides (:data:`RATED`, map): the rating used, why the side does or does not count, PD;
 - the pending sides (:data:`PENDING_SIDES`, map): unrated players' games against rated opponents;
 - the per-player sums (:data:`SUMS`, reduce) and the players' table (finalize).
@@ -21,7 +21,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import engine
+from elo_batch.engine import expressions as engine
 
 #: Every working column's name starts with this.
 WORKING: Final = "__"
@@ -112,7 +112,7 @@ GAMES_TOTAL: Final = "__games_total"  # rated games including this period's
 SEEDED: Final = "__seeded"  # Boolean: rated at the standard rating this period (R&B 7.2.1, kernels/listchanges.py)
 ADJUSTMENT: Final = "__adjustment"  # points the one-time list change added (kernels/listchanges.py)
 
-# first ratings (see elo_batch.lifecycle): one row per unrated player with pooled games
+# first ratings (see elo_batch.engine.lifecycle): one row per unrated player with pooled games
 PUBLISHED: Final = "__published"  # Boolean: a first rating is published this period
 RU: Final = "__ru"  # Int64: Ru, rating points (null when not published)
 POOL_N: Final = "__pool_n"  # Int64: games in the pool, all periods

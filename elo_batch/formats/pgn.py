@@ -36,8 +36,8 @@ import chess.pgn
 import polars as pl
 
 from elo_batch.errors import InputDataError, InputMissingError
-from elo_batch.gamesfile import GAMES_SCHEMA
-from elo_batch.readers import unreadable
+from elo_batch.inputs.gamesfile import GAMES_SCHEMA
+from elo_batch.inputs.readers import unreadable
 
 _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",

@@ -7,9 +7,9 @@ import uuid
 
 import polars as pl
 
-from elo_batch import objectstore
-from elo_batch.encode import table_bytes
 from elo_batch.errors import OutputError, UsageError
+from elo_batch.outputs import objectstore
+from elo_batch.outputs.encode import table_bytes
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {

@@ -23,20 +23,20 @@ from typer.exceptions import TyperException
 
 from elo_batch import __version__
 from elo_batch import columns as c
-from elo_batch.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
-from elo_batch.calcview import game_json, render_game, render_tournament, tournament_json
-from elo_batch.chart import write_chart
+from elo_batch.cli.calcview import game_json, render_game, render_tournament, tournament_json
+from elo_batch.cli.chart import write_chart
+from elo_batch.cli.progress import ProgressBar
 from elo_batch.config import CHUNK_ROWS, RunConfig, parse_periods
+from elo_batch.engine.calculator import DEFAULT_K, parse_results, parse_score, rate_game, rate_tournament
+from elo_batch.engine.period import Counts
 from elo_batch.errors import EloBatchError, InternalError, UsageError
-from elo_batch.gamesfile import write_games
-from elo_batch.outlock import DEFAULT_TIMEOUT
-from elo_batch.period import Counts
-from elo_batch.progress import ProgressBar
-from elo_batch.readers import check_encoding, decode_text, unreadable
+from elo_batch.formats.trf import read_trf
+from elo_batch.inputs.gamesfile import write_games
+from elo_batch.inputs.readers import check_encoding, decode_text, unreadable
+from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
 from elo_batch.sanity import mostly_rejected
-from elo_batch.trf import read_trf
 
 app = typer.Typer(
     name="elo-batch",
@@ -618,7 +618,7 @@ def import_pgn_command(
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
-        from elo_batch.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
+        from elo_batch.formats.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
 
         games, report = read_pgn(files)
         _report(report.lines(), write_games(games, out), games.height)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import engine
-from elo_batch.kernels import schema as s
+from elo_batch.engine import expressions as engine
+from elo_batch.engine import schema as s
 from elo_batch.rules.sets import RuleSet
 
-#: One row per unrated player with pooled games (see :data:`elo_batch.kernels.schema.POOLS_SCHEMA`).
+#: One row per unrated player with pooled games (see :data:`elo_batch.engine.schema.POOLS_SCHEMA`).
 POOLS_SCHEMA = s.POOLS_SCHEMA
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.kernels import schema as s
+from elo_batch.engine import schema as s
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import Compression, Raise, RuleSet
-from elo_batch.validate import GamesInput
 
 
 def seed_from_standard(

@@ -3,7 +3,7 @@
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). A file's own column named like those, or like a working column (``__...``),
-is held under an escaped name (``~source_row``, see :mod:`elo_batch.names`). CSV cells are read as
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.inputs.names`). CSV cells are read as
 text, so that ids keep leading zeros and every value can be checked before it is used; Parquet columns
 keep their types (text trimmed, unless the caller asks for it as written). A frame given in memory
 (:class:`FrameInput`, the Python API) becomes the same table as a Parquet file of its columns would:
@@ -32,7 +32,7 @@ import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
-from elo_batch.names import escape, unescape
+from elo_batch.inputs.names import escape, unescape
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -741,7 +741,7 @@ def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
 
 def _held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
     """The names a file's columns are held under: normalised (trimmed, lower case, spaces and dashes as
-    underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.names`).
+    underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.inputs.names`).
 
     Raises:
         InputDataError: two columns have the same normalised name.

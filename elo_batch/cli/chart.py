@@ -16,10 +16,10 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch import objectstore
 from elo_batch.config import next_period
 from elo_batch.errors import InputDataError, InputMissingError, OutputError, UsageError
-from elo_batch.text import closest_hint
+from elo_batch.inputs.text import closest_hint
+from elo_batch.outputs import objectstore
 
 _PARTITION = re.compile(r"period=(\d{4}-\d{2})/part-0\.(parquet|csv)$")
 

@@ -3,7 +3,7 @@
 Each side of a game row is rated against the ratings in force for it: the rating written on the game row,
 else the one on the list in force (by the player's dense index). The map decides, per side, the rating
 used (Ro), whether and why it counts (``__code``), D after the 400-point rule and PD. The per-player sums
-of a chunk (the second half of the map) are in :mod:`elo_batch.kernels.sums`.
+of a chunk (the second half of the map) are in :mod:`elo_batch.engine.sums`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import engine
+from elo_batch.engine import expressions as engine
+from elo_batch.engine import schema as s
 from elo_batch.errors import InternalError
-from elo_batch.kernels import schema as s
 from elo_batch.rules.sets import RuleSet
 
 
@@ -25,7 +25,7 @@ class Chunk:
 
     Attributes:
         start: Position of the first row in the period table (it orders the floating-point sums).
-        rows: The rows (columns of :attr:`elo_batch.kernels.prepass.Prepared.table`).
+        rows: The rows (columns of :attr:`elo_batch.engine.prepass.Prepared.table`).
     """
 
     start: int
@@ -44,7 +44,7 @@ class RatedSides:
     Attributes:
         start: Position of the chunk's first row in the period table.
         white: The white sides (the player's side of a one-sided row): columns
-            :data:`~elo_batch.kernels.schema.RATED_SIDE` (``rating`` used, ``__code``, ``__pd100``).
+            :data:`~elo_batch.engine.schema.RATED_SIDE` (``rating`` used, ``__code``, ``__pd100``).
         black: The black sides, the same columns (a one-sided row's black side is there, never used).
     """
 
@@ -96,14 +96,14 @@ def side_view(white: bool) -> list[pl.Expr]:
 
 def side_upgrade(white: bool, rules: RuleSet) -> list[pl.Expr]:
     """The side's upgrade flag (``__upgrade``) under the once-per-event 400-point rule, else nothing: the
-    column :func:`elo_batch.kernels.upgrades.mark` set on the period table before it was cut."""
+    column :func:`elo_batch.engine.upgrades.mark` set on the period table before it was cut."""
     if rules.cap_400 != "once-per-event":
         return []
     return [pl.col(s.WHITE_UP if white else s.BLACK_UP).alias(s.UPGRADE)]
 
 
 def upgrade_of(rules: RuleSet) -> pl.Expr | None:
-    """The ``upgrade`` argument of :func:`elo_batch.engine.capped_difference` for a side (``__upgrade``)."""
+    """The ``upgrade`` argument of :func:`elo_batch.engine.expressions.capped_difference` for a side (``__upgrade``)."""
     return pl.col(s.UPGRADE) if rules.cap_400 == "once-per-event" else None
 
 
@@ -119,7 +119,7 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
     Returns:
         ``sides`` with ``rating`` (Ro: the game row's rating, else the list's; :func:`rating_type`),
         ``opponent_rating`` (Rc, likewise), ``__code`` (UInt8, 0 = counted; see
-        :data:`~elo_batch.kernels.schema.COUNTED` and the codes after it) and ``__pd100`` (PD in
+        :data:`~elo_batch.engine.schema.COUNTED` and the codes after it) and ``__pd100`` (PD in
         hundredths, :func:`pd_type`; null when not counted).
 
     References:
@@ -170,14 +170,14 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
         rules: The period's rule set.
 
     Returns:
-        The white and the black sides, columns :data:`~elo_batch.kernels.schema.RATED_SIDE`.
+        The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
     row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE]
     if rules.cap_400 == "once-per-event" and s.WHITE_UP not in chunk.rows.columns:
         raise InternalError(
             f"rule set {rules.name}: the period table has no 400-point upgrade marks",
             hint="this is a bug in elo-batch: the pre-pass must be given the rule set "
-            "(elo_batch.kernels.prepass.prepare(..., rules=rules)); please report it.",
+            "(elo_batch.engine.prepass.prepare(..., rules=rules)); please report it.",
         )
     white, black = pl.collect_all(
         [

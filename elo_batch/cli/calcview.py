@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from elo_batch.calculator import Change, GameResult, SideResult, TournamentResult
+from elo_batch.engine.calculator import Change, GameResult, SideResult, TournamentResult
 from elo_batch.rules.sets import RuleSet
 
 

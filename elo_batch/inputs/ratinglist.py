@@ -15,13 +15,12 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.cells import cell_text, in_date_range, inexact_number, is_date_type, text_column
 from elo_batch.errors import InputDataError
-from elo_batch.names import escape, unescape
-from elo_batch.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
-from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
-from elo_batch.text import column_hints
-from elo_batch.validate import (
+from elo_batch.inputs.cells import cell_text, in_date_range, inexact_number, is_date_type, text_column
+from elo_batch.inputs.names import escape, unescape
+from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
+from elo_batch.inputs.text import column_hints
+from elo_batch.inputs.validate import (
     DECIMAL_NUMBER,
     INTEGER_IDS,
     THOUSANDS_REASON,
@@ -29,6 +28,7 @@ from elo_batch.validate import (
     WHOLE_NUMBER,
     check_types,
 )
+from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
 
 #: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
 #: an integer one (:data:`INTEGER_IDS`); see :func:`list_schema`.
@@ -67,7 +67,7 @@ def load_rating_list(
 
     Args:
         path: One CSV or Parquet file (or a folder or glob of them, or several, read as one list), or a frame in
-            memory (read as :func:`elo_batch.readers.read_frame` reads it, then checked as a file is).
+            memory (read as :func:`elo_batch.inputs.readers.read_frame` reads it, then checked as a file is).
         fractional_ratings: Accept ratings with decimals (``--rounding none``).
         encoding: Force the CSV text encoding.
 
@@ -163,7 +163,7 @@ def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
 
     Returns:
         ``LIST_SCHEMA`` columns first, then the pass-through columns (under the names a read list holds
-        them, :func:`elo_batch.names.escape`); the columns that describe the finished period
+        them, :func:`elo_batch.inputs.names.escape`); the columns that describe the finished period
         (``change``, ``games``, ...) dropped.
     """
     frame = new_list.drop([name for name in PERIOD_OUTPUT if name in new_list.columns])

@@ -3,7 +3,7 @@
 Uses obstore (the Python binding of the Rust ``object_store`` crate that polars uses too), configured
 the usual way, from the environment: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``,
 ``AWS_ENDPOINT_URL`` (an S3-compatible store), ``AWS_ALLOW_HTTP`` (a plain-HTTP endpoint); ``GOOGLE_*``
-and ``AZURE_*`` likewise. No rating rules here, and nothing local (see :mod:`elo_batch.writers`).
+and ``AZURE_*`` likewise. No rating rules here, and nothing local (see :mod:`elo_batch.outputs.writers`).
 
 An object store has no rename, so a period is replaced in this order (:func:`write_period`):
 
@@ -33,8 +33,8 @@ from urllib.request import url2pathname
 
 import polars as pl
 
-from elo_batch.encode import Format, table_bytes
 from elo_batch.errors import OutputError, UsageError
+from elo_batch.outputs.encode import Format, table_bytes
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 TABLES = ("ratings", "audit", "rejected")

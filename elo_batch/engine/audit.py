@@ -9,9 +9,9 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.kernels import schema as s
-from elo_batch.kernels.finish import Finished
-from elo_batch.kernels.sides import Chunk, RatedSides, complete
+from elo_batch.engine import schema as s
+from elo_batch.engine.finish import Finished
+from elo_batch.engine.sides import Chunk, RatedSides, complete
 from elo_batch.rules.sets import RuleSet
 
 
@@ -31,7 +31,7 @@ def audit(
 
     Args:
         chunk: Consecutive rows of the period table.
-        rated: Their sides, rated (:func:`elo_batch.kernels.sides.rate_chunk`).
+        rated: Their sides, rated (:func:`elo_batch.engine.sides.rate_chunk`).
         finished: The finalized period (K used by player, first ratings' flags).
         ids: The player id of each dense index (``Prepared.ids``).
         source_file: The ``source_file`` of a row from its ``row_key`` (see ``GamesInput.source_file``).
@@ -48,7 +48,7 @@ def audit(
     Output row ``j`` is side ``j % 2`` (white, black) of row ``j // 2`` (the black side of a one-sided
     row is left out); every column is gathered from the chunk's columns, or from the white and black
     values laid end to end (as :meth:`RatedSides.both` lays them), then completed as the map completes
-    them (:func:`elo_batch.kernels.sides.complete`).
+    them (:func:`elo_batch.engine.sides.complete`).
     """
     table = chunk.rows.with_columns((100 - pl.col(s.SCORE100)).cast(pl.Int16).alias(s.BLACK_SCORE))
     both = rated.both()

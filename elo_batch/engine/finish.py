@@ -14,15 +14,15 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import engine
 from elo_batch.config import next_period
-from elo_batch.kernels import schema as s
-from elo_batch.kernels.listchanges import one_off
-from elo_batch.kernels.prepass import ENGINE, Prepared
-from elo_batch.kernels.sums import Sums
-from elo_batch.lifecycle import pool_first_ratings
-from elo_batch.names import unescape
-from elo_batch.ratinglist import LIST_SCHEMA
+from elo_batch.engine import expressions as engine
+from elo_batch.engine import schema as s
+from elo_batch.engine.lifecycle import pool_first_ratings
+from elo_batch.engine.listchanges import one_off
+from elo_batch.engine.prepass import ENGINE, Prepared
+from elo_batch.engine.sums import Sums
+from elo_batch.inputs.names import unescape
+from elo_batch.inputs.ratinglist import LIST_SCHEMA
 from elo_batch.rules.bands import Bands, default_bands
 from elo_batch.rules.sets import RuleSet
 
@@ -64,7 +64,7 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
 
     Args:
         prepared: The period after the pre-pass (list in force, player index).
-        sums: The reduced sums of all chunks (:func:`elo_batch.kernels.sums.reduce_sums`).
+        sums: The reduced sums of all chunks (:func:`elo_batch.engine.sums.reduce_sums`).
         rules: The period's rule set.
         period: Month of play, ``YYYY-MM``.
         bands: The band table of the new list's ``band`` (default: :func:`elo_batch.rules.bands.default_bands`).
@@ -317,5 +317,5 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         pl.col(s.REACHED_2300_AFTER).alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
         pl.when(~was_rated & ~published).then(pl.col(s.PENDING)).alias(c.PENDING),
-        *[pl.col(name).alias(unescape(name)) for name in extras],  # the list's own names (elo_batch.names)
+        *[pl.col(name).alias(unescape(name)) for name in extras],  # the list's own names (elo_batch.inputs.names)
     )

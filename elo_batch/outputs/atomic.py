@@ -12,7 +12,7 @@ system, so a rename moves them), then swaps each into place:
   commit. A run that fails before the commit puts every old folder back; a run killed before the
   commit (``SIGKILL``, power loss) leaves its staging folder, and the next swap into the same output
   folder reads the journal, puts the old folders back and deletes the leftover;
-- one swap at a time per output folder (the lock of :mod:`elo_batch.outlock`, with a timeout), so a
+- one swap at a time per output folder (the lock of :mod:`elo_batch.outputs.outlock`, with a timeout), so a
   leftover staging folder seen while holding the lock belongs to a dead run;
 - a caller that also reads from the output folder (next month's list from ``OUT/ratings/...``)
   holds :func:`locked_output` around the whole read and write: the lock is taken and leftovers are
@@ -47,10 +47,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from elo_batch import outlock
 from elo_batch.errors import OutputError
-from elo_batch.outlock import DEFAULT_TIMEOUT
-from elo_batch.outlock import LOCK_NAME as LOCK_NAME
+from elo_batch.outputs import outlock
+from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
+from elo_batch.outputs.outlock import LOCK_NAME as LOCK_NAME
 
 STAGING_PREFIX = ".elo-batch-staging-"
 _JOURNAL = "journal.json"

@@ -27,23 +27,23 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
+from elo_batch.engine import listchanges, prepass
+from elo_batch.engine import schema as s
+from elo_batch.engine import sums as sums_kernel
+from elo_batch.engine.audit import audit
+from elo_batch.engine.finish import finalize
+from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
-from elo_batch.kernels import listchanges, prepass
-from elo_batch.kernels import schema as s
-from elo_batch.kernels import sums as sums_kernel
-from elo_batch.kernels.audit import audit
-from elo_batch.kernels.finish import finalize
-from elo_batch.kernels.sides import Chunk, RatedSides, rate_chunk
-from elo_batch.ratinglist import as_list_in_force
+from elo_batch.inputs.ratinglist import as_list_in_force
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import Compression, Raise, RuleSet
-from elo_batch.validate import GamesInput
 
-#: Polars engine of the heavy queries (see :data:`elo_batch.kernels.prepass.ENGINE`).
+#: Polars engine of the heavy queries (see :data:`elo_batch.engine.prepass.ENGINE`).
 ENGINE: Final = prepass.ENGINE
 #: Table rows rated and summed at a time (one chunk of the kernels), and the block of the fixed order
-#: of floating-point sums (see :mod:`elo_batch.kernels.sums`): a constant, so that float sums (logistic
+#: of floating-point sums (see :mod:`elo_batch.engine.sums`): a constant, so that float sums (logistic
 #: formula) add in the same order whatever the input's chunks.
 _SUM_ROWS: Final = sums_kernel.SUM_ROWS
 

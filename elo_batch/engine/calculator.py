@@ -1,6 +1,6 @@
 """The calculators behind ``elo-batch game`` and ``elo-batch tournament``: one game, or one player's event.
 
-The arithmetic is the engine's (:mod:`elo_batch.engine`) applied to a small frame of game sides, under
+The arithmetic is the engine's (:mod:`elo_batch.engine.expressions`) applied to a small frame of game sides, under
 the same rule sets (:mod:`elo_batch.rules`) as ``elo-batch run``; nothing here re-implements it. Never
 prints or exits: the CLI renders the results.
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch import engine
+from elo_batch.engine import expressions as engine
 from elo_batch.errors import InputDataError, UsageError
+from elo_batch.inputs.validate import ONE_SIDED_FORFEITS, SCORES
 from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
 from elo_batch.rules.sets import K_2024, RuleSet
-from elo_batch.validate import ONE_SIDED_FORFEITS, SCORES
 
 #: K of the calculators when neither ``--k`` nor the rule set fixes one (the K of most adult players).
 DEFAULT_K = K_2024.established

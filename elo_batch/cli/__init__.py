@@ -1,0 +1,1 @@
+"""The command line: a typer app over the Python API, and its log rendering; no rating maths."""
