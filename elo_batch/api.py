@@ -20,12 +20,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
 import polars as pl
 
 from elo_batch import runner, sanity
-from elo_batch.bandsfile import load_bands
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
 from elo_batch.outputs import atomic, objectstore
 from elo_batch.outputs.writers import check_writable

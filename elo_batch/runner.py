@@ -19,10 +19,10 @@ import polars as pl
 
 from elo_batch import __version__, sanity
 from elo_batch import columns as c
-from elo_batch.bandsfile import load_bands
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games

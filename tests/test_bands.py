@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import elo_batch
-from elo_batch.bandsfile import load_bands
 from elo_batch.errors import InputDataError
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.rules.bands import default_bands
 from tests.conftest import read_table, write_csv
 

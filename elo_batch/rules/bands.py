@@ -3,7 +3,7 @@
 A band table is one row per band: its label (``band``) and the lowest rating in it (``min_rating``); a
 rating belongs to the band with the highest ``min_rating`` at or below it, and a rating under the lowest
 ``min_rating`` (or no rating) to none. The default table is ``bands.csv`` beside this module (see
-``SOURCE.md``); a federation gives its own with ``--bands FILE`` (:mod:`elo_batch.bandsfile`).
+``SOURCE.md``); a federation gives its own with ``--bands FILE`` (:mod:`elo_batch.inputs.bandsfile`).
 """
 
 from __future__ import annotations
