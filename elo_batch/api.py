@@ -25,6 +25,7 @@ from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
 from elo_batch.outputs import atomic, delta, objectstore
 from elo_batch.outputs.writers import check_writable
@@ -44,7 +45,7 @@ class Options(TypedDict, total=False):
     """The options of a run, as keywords: the CLI's flags without dashes (``--cap-400``: ``cap_400``).
 
     Attributes:
-        rule_set: Force a rule set (``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
         list_kind: ``standard`` (default), ``rapid`` or ``blitz`` (the CLI's ``--list``).
         expected: ``table`` (FIDE 8.1.2) or ``formula`` (logistic); default: the rule set's.
         cap_400: The 400-point rule: ``auto`` (default: per rule set), ``always`` or ``never``.
@@ -62,6 +63,9 @@ class Options(TypedDict, total=False):
         ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
             Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
             without it gives the month before the first period rated.
+        bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
+            or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
+            ``elo_batch/rules/bands.csv``.
     """
 
     rule_set: str | None
@@ -77,12 +81,13 @@ class Options(TypedDict, total=False):
     encoding: str | None
     source_name: str | None
     ratings_period: str | None
+    bands: str | os.PathLike[str] | pl.DataFrame | None
 
 
 _CONFIG_OPTIONS = (
     "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
 )  # fmt: skip
-_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "ratings_period")
+_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "ratings_period", "bands")
 
 
 @dataclass(frozen=True, eq=False)
@@ -325,6 +330,7 @@ def validate(
         ratings_path=_list_source(ratings),
         encoding=options.get("encoding"),
         ratings_period=options.get("ratings_period"),
+        bands=_bands_frame(options),
     )
 
 
@@ -347,6 +353,11 @@ def _given(periods: str, name: str) -> str:
 def _config(periods: str | None, rules: str, options: Options, *, name: str = "period") -> RunConfig:
     """The run's config; an error about its periods names the parameter they came in (``name``)."""
     chosen: dict[str, Any] = {key: options[key] for key in _CONFIG_OPTIONS if key in options}  # type: ignore[literal-required]
+    bands = options.get("bands")
+    if isinstance(bands, str | os.PathLike):
+        chosen["bands"] = os.fspath(bands)
+    elif bands is not None and not isinstance(bands, pl.DataFrame):
+        raise TypeError(f"bands must be a path or a polars DataFrame, not {type(bands).__name__}")
     try:
         return RunConfig.from_options(periods, rules=rules, **chosen)
     except UsageError as exc:
@@ -373,8 +384,10 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
+    frame = _bands_frame(options)
+    bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     inputs = _Inputs(loaded.files, list_info, config, encoding, started)
-    results = rate_engine_periods(loaded, rating_list, config)
+    results = rate_engine_periods(loaded, rating_list, config, bands=bands)
 
     def periods() -> Iterator[PeriodResult]:
         for _ in config.periods:
@@ -394,6 +407,12 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
             )
 
     return periods()
+
+
+def _bands_frame(options: Options) -> pl.DataFrame | None:
+    """The band table given as a frame (a path goes through the run's config)."""
+    bands = options.get("bands")
+    return bands if isinstance(bands, pl.DataFrame) else None
 
 
 def _games_sources(games: Source, name: str | None) -> list[str | FrameInput]:

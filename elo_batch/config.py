@@ -25,7 +25,7 @@ class RunConfig:
     Attributes:
         periods: Months of play to rate, in order (``YYYY-MM``).
         rules: ``fide`` or ``elo``.
-        rule_set: Force a named rule set (``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        rule_set: Force a named rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
         list_kind: ``standard``, ``rapid`` or ``blitz``.
         expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
         strict: Fail (exit 65) before writing anything when any input row is rejected.
@@ -37,6 +37,8 @@ class RunConfig:
             they are read, checked and rated in chunks of at most this many rows, each time a pass
             over the games needs them (the per-player sums of the chunks are exact integers, so the
             result is that of one chunk).
+        bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
+            the default table (``elo_batch/rules/bands.csv``).
     """
 
     periods: tuple[str, ...]
@@ -51,6 +53,7 @@ class RunConfig:
     strict: bool = False
     chunk_rows: int = CHUNK_ROWS
     max_rejected: int | str | None = None
+    bands: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_rejected is not None:
@@ -72,6 +75,7 @@ class RunConfig:
         strict: bool = False,
         chunk_rows: int = CHUNK_ROWS,
         max_rejected: int | str | None = None,
+        bands: str | None = None,
     ) -> RunConfig:
         """The settings of a run from its options, each checked: the one constructor of the CLI and the API.
 
@@ -79,7 +83,7 @@ class RunConfig:
             period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
                 None: no period (``validate`` checks every row).
             rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
-                max_rejected:
+                max_rejected, bands:
                 As the attributes; None leaves the part to the rule set. ``rule_700`` False turns the
                 700 rule off, True on.
 
@@ -104,6 +108,8 @@ class RunConfig:
         for name, flag in (("rule_700", rule_700), ("strict", strict)):
             if not isinstance(flag, bool) and not (name == "rule_700" and flag is None):
                 raise UsageError(f"{flag!r} is not True or False", option=name, hint="give a bool.")
+        if bands is not None and not isinstance(bands, str):
+            raise UsageError(f"{bands!r} is not a file name", option="bands", hint="give the band table's path.")
         if period is not None and not isinstance(period, str):
             raise UsageError(f"{period!r} is not a rating period", option="period", hint="give it as text, 'YYYY-MM'.")
         return cls(
@@ -119,6 +125,7 @@ class RunConfig:
             strict=strict,
             chunk_rows=chunk_rows,
             max_rejected=max_rejected,
+            bands=bands,
         )
 
     def rules_for(self, period: str) -> RuleSet:

@@ -23,6 +23,7 @@ from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
@@ -61,6 +62,7 @@ class PeriodSummary:
 
     Attributes:
         outputs: Table name -> written file; empty when nothing was written (``validate``).
+        bands: Players whose band went up and down (``{"up": n, "down": m}``).
     """
 
     period: str
@@ -69,6 +71,7 @@ class PeriodSummary:
     players: dict[str, int]
     warnings: tuple[str, ...]
     outputs: dict[str, str]
+    bands: dict[str, int] = dataclasses.field(default_factory=lambda: {"up": 0, "down": 0})
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,11 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     return games, rating_list, list_info
+
+
+def run_bands(config: RunConfig) -> str | None:
+    """The band table file of a run (a ``file:`` URL as its path), or None for the default table."""
+    return objectstore.local_path(config.bands) if config.bands else None
 
 
 def _local(source: T) -> T:
@@ -338,6 +346,7 @@ def _run(
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, ratings_period)
+    bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     notes = repaired + notes
     check_strict(games, config)
@@ -345,7 +354,7 @@ def _run(
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=bands)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
@@ -388,12 +397,15 @@ def validate(
     encoding: str | None = None,
     on_progress: Progress | None = None,
     ratings_period: str | None = None,
+    bands: pl.DataFrame | None = None,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
     With ``config.periods``, the periods are also rated in memory, so the counts are exactly those
     ``run`` would write to the manifest. Without, every row of every period is checked and the
     usable rows are counted per period.
+
+    ``bands``: a band table in memory (the Python API), instead of ``config.bands``.
 
     Raises:
         As :func:`run`, except StrictRejectError and OutputError: rejected rows are in the report.
@@ -402,9 +414,10 @@ def validate(
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, None, ratings_period)
+    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=table)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + index, total)
         result = next(results)
@@ -464,6 +477,7 @@ def _write_delta(
 
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
+    up, down = result.band_moves
     return PeriodSummary(
         result.period,
         result.rule_set.name,
@@ -471,6 +485,7 @@ def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str,
         dict(result.ratings.group_by(c.STATUS).len().sort(c.STATUS).iter_rows()),
         warnings,
         outputs,
+        {"up": up, "down": down},
     )
 
 

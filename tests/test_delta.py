@@ -17,6 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import elo_batch
+from elo_batch.config import parse_periods
 from elo_batch.inputs import tablelist
 from elo_batch.outputs import delta
 from tests.conftest import ROOT, TESTS, read_table, write_csv
@@ -70,14 +71,15 @@ def manifest(out: Path, period: str) -> dict:
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
 def test_golden_cases_give_the_parquet_rows(case: Path, cli, tmp_path: Path) -> None:
     args = shlex.split((case / "args").read_text())
-    period = args[args.index("--period") + 1]
+    periods = parse_periods(args[args.index("--period") + 1])
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []
     for table_format in ("parquet", "delta"):
         result = cli("run", case / "games.csv", *ratings, *args, "--out", tmp_path / table_format,
                      "--table-format", table_format)  # fmt: skip
         assert result.exit_code == 0, result.output
 
-    assert_same_as_parquet(tmp_path / "delta", tmp_path / "parquet", period)
+    for period in periods:  # a range: every month
+        assert_same_as_parquet(tmp_path / "delta", tmp_path / "parquet", period)
 
 
 def test_us_championship_gives_the_parquet_rows_read_by_polars_and_duckdb(cli, tmp_path: Path) -> None:

@@ -121,7 +121,7 @@ GAME_COLUMNS = {"white_id", "black_id", "result", "date", "period", "game_id", "
                 "black_rating", "player_id", "opponent_id", "player_rating", "opponent_rating", "score"}  # fmt: skip
 LIST_COLUMNS = {"player_id", "rating", "k", "birth_year", "games_total", "reached_2400", "reached_2300", "pending",
                 "period", "rating_before", "change", "k_used", "games", "score", "expected_score", "status",
-                "performance_rating", "opponents_average"}  # fmt: skip
+                "performance_rating", "opponents_average", "adjustment", "band"}  # fmt: skip
 TWO_MONTHS = pl.DataFrame(
     {
         "white_id": ["A", "B", "A", "C"],

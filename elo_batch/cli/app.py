@@ -127,7 +127,13 @@ RatingsPeriodOpt = Annotated[
     ),
 ]
 RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
-RuleSetOpt = Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")]
+RuleSetOpt = Annotated[
+    str | None, typer.Option(help="Force a rule set: fide-2022-01, fide-2024-03, fide-2025-10 or elo.")
+]
+BandsOpt = Annotated[
+    str | None,
+    typer.Option(metavar="FILE", help="Band table (columns band, min_rating) for the new list's band column."),
+]
 ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
 ExpectedOpt = Annotated[
     ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
@@ -195,6 +201,7 @@ def run_command(
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
     csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
+    bands: BandsOpt = None,
     lock_timeout: Annotated[
         float,
         typer.Option(
@@ -209,7 +216,7 @@ def run_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
-            max_rejected=max_rejected,
+            max_rejected=max_rejected, bands=bands,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
@@ -253,6 +260,7 @@ def validate_command(
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    bands: BandsOpt = None,
 ) -> None:
     """Check the inputs as `run` would, write nothing; exit 65 when any row would be rejected.
 
@@ -262,8 +270,9 @@ def validate_command(
     def work() -> int:
         check_encoding(encoding)
         config = _config(
-            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows
-        )
+            period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows,
+            bands=bands,
+        )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             report = validate(
                 games,
@@ -292,6 +301,7 @@ def _config(
     chunk_rows: int = CHUNK_ROWS,
     *,
     max_rejected: int | str | None = None,
+    bands: str | None = None,
 ) -> RunConfig:
     return RunConfig.from_options(
         period,
@@ -306,6 +316,7 @@ def _config(
         strict=strict,
         chunk_rows=chunk_rows,
         max_rejected=max_rejected,
+        bands=bands,
     )
 
 
@@ -328,14 +339,16 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
             "counts": counts.__dict__,
             "reconciles": counts.reconciles(),
             "players": summary.players,
+            "bands": summary.bands,
             "warnings": list(summary.warnings),
             "outputs": summary.outputs,
         }
         print(json.dumps(record), file=sys.stderr)
         return
     players = ", ".join(f"{n} {status}" for status, n in summary.players.items()) or "no players"
+    bands = f"; bands: {summary.bands['up']} up, {summary.bands['down']} down" if summary.players else ""
     print(
-        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}",
+        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}{bands}",
         file=sys.stderr,
     )
     for warning in summary.warnings:

@@ -27,7 +27,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
-from elo_batch.engine import prepass
+from elo_batch.engine import listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
@@ -36,7 +36,9 @@ from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
 from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
 from elo_batch.inputs.validate import GamesInput
-from elo_batch.rules.sets import RuleSet
+from elo_batch.rules import bands as band_rules
+from elo_batch.rules.bands import Bands
+from elo_batch.rules.sets import Compression, Raise, RuleSet
 
 #: Polars engine of the heavy queries (see :data:`elo_batch.engine.prepass.ENGINE`).
 ENGINE: Final = prepass.ENGINE
@@ -81,6 +83,7 @@ class PeriodResult:
         warnings: Things the user should know that did not stop the run.
         unlisted: Ids of the period's players absent from the list in force, in order of first
             appearance (empty without a list: every player is taken from the games).
+        band_moves: Players whose band went (up, down), among those with a band before and after.
     """
 
     period: str
@@ -92,9 +95,12 @@ class PeriodResult:
     counts: Counts
     warnings: tuple[str, ...]
     unlisted: pl.Series = field(default_factory=lambda: pl.Series(c.PLAYER_ID, [], pl.String))
+    band_moves: tuple[int, int] = (0, 0)
 
 
-def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig) -> Iterator[PeriodResult]:
+def rate_periods(
+    games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
+) -> Iterator[PeriodResult]:
     """Rate the periods of ``config`` in order, each starting from the list the previous one produced.
 
     Args:
@@ -102,6 +108,7 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
         rating_list: The list in force before the first period (``LIST_SCHEMA`` columns first), or
             None to take ratings from the game rows.
         config: The run's settings.
+        bands: The band table of the new lists (default: :func:`elo_batch.rules.bands.default_bands`).
 
     Yields:
         One :class:`PeriodResult` per period, in order.
@@ -120,6 +127,7 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
             period,
             add_players_from_games=rating_list is None,
             reject_undated=number == 0,
+            bands=bands,
         )
         yield result
         current = as_list_in_force(result.ratings)
@@ -133,6 +141,7 @@ def rate_period(
     *,
     add_players_from_games: bool = False,
     reject_undated: bool = True,
+    bands: Bands | None = None,
 ) -> PeriodResult:
     """Rate one period: expected scores, K, change, new list and audit.
 
@@ -148,6 +157,7 @@ def rate_period(
         reject_undated: Write the rejected rows whose period cannot be read (no usable date or period)
             into this period's ``rejected``; False for the later periods of a range, so that a warehouse
             counts each bad row once (they count there as rows of other periods).
+        bands: The band table of the new list's ``band`` (default: the table of ``rules/bands.csv``).
 
     Returns:
         The period's ratings, audit (a lazy plan), rejected rows and counts.
@@ -157,7 +167,8 @@ def rate_period(
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
-    prepared = prepass.prepare(games, rating_list, period, add_players_from_games=add_players_from_games)
+    rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period)
+    prepared = prepass.prepare(games, rating_list, period, add_players_from_games=add_players_from_games, rules=rules)
     table = prepared.table
     block = _SUM_ROWS
     chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
@@ -170,7 +181,8 @@ def rate_period(
             yield sums_kernel.partial_sums(chunk, sides, rules, prepared.players)
 
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
-    finished = finalize(prepared, totals, rules, period)
+    bands = bands or band_rules.default_bands()
+    finished = finalize(prepared, totals, rules, period, bands)
     whole = Chunk(0, table)
     audited = audit(
         whole,
@@ -202,15 +214,33 @@ def rate_period(
         )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
-    warnings = (*floor_warnings, *prepared.warnings)
+    up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
+    warnings = (*floor_warnings, *prepared.warnings, *notes, *_one_off_notes(finished.ratings, rules))
     return PeriodResult(
-        period,
-        rules,
-        finished.ratings,
-        audited,
-        audit_rows,
-        rejected,
-        counts,
-        warnings,
-        unlisted,
+        period, rules, finished.ratings, audited, audit_rows, rejected, counts, warnings, unlisted, (up, down)
     )
+
+
+def _one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
+    """What the rule set's one-time list change did (column ``adjustment``)."""
+    change = rules.one_off
+    if change is None:
+        return []
+    moved = int((ratings[c.ADJUSTMENT].fill_null(0) != 0).sum())
+    if isinstance(change, Compression):
+        return [
+            f"the 1 March 2024 compression: {moved} rating(s) under {change.below} raised by "
+            f"{change.numerator / change.denominator:g} x ({change.below} - R)"
+            + (", rounded" if rules.rounding != "none" else "")
+            + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
+        ]
+    assert isinstance(change, Raise)
+    if c.STANDARD_RATING not in ratings.columns:
+        return [
+            f"the 1 October 2022 {rules.list_kind} raise needs the list's {c.STANDARD_RATING}: none was given, "
+            "no rating was raised"
+        ]
+    return [
+        f"the 1 October 2022 {rules.list_kind} raise: {moved} rating(s) more than {change.margin} below the "
+        f"standard rating raised to standard - {change.margin} (column {c.ADJUSTMENT})"
+    ]

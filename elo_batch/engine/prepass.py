@@ -26,8 +26,10 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.engine import schema as s
+from elo_batch.engine import upgrades
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.validate import GamesInput
+from elo_batch.rules.sets import RuleSet
 
 Engine = Literal["in-memory", "streaming"]
 #: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
@@ -69,6 +71,7 @@ def prepare(
     period: str,
     *,
     add_players_from_games: bool = False,
+    rules: RuleSet | None = None,
 ) -> Prepared:
     """The pre-pass of one period.
 
@@ -79,6 +82,8 @@ def prepare(
         period: Month of play, ``YYYY-MM``.
         add_players_from_games: Add players met in the games but absent from ``rating_list``, rated
             from the game rows (a range run without a list).
+        rules: The period's rule set: under the once-per-event 400-point rule (2022), each player's one
+            upgrade per event is marked on the table (:func:`elo_batch.engine.upgrades.mark`).
 
     Returns:
         The period's list, player index and table.
@@ -89,6 +94,8 @@ def prepare(
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
+    if rules is not None:
+        table = upgrades.mark(table, list_rating, rules)
     return Prepared(listed, ids, table, list_rating, tuple(warnings))
 
 

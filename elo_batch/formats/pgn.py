@@ -8,9 +8,10 @@ contract's columns (``../shared/spec/interface.md``) with polars expressions:
   is no id, flagged in ``white_id_from_name`` / ``black_id_from_name`` (names never identify a player
   reliably: two "Smith, J." are one id).
 - ``[WhiteElo]`` / ``[BlackElo]`` -> ``white_rating`` / ``black_rating`` (empty, ``0``, ``?`` -> null).
-- ``[Result]``: a decided result in a game where a player made no move (fewer than two half-moves)
-  becomes a forfeit, ``+--`` / ``--+`` (FIDE B.02 5.1: unplayed games are not rated); ``*`` stays ``*``
-  and ``elo-batch run`` rejects it with its reason.
+- ``[Result]``: in a game where not both players made a move (:func:`both_moved`), a decided result
+  becomes a forfeit, ``+--`` / ``--+``, and a draw becomes ``--``, unplayed (FIDE B.02 5.1: unplayed
+  games are not rated; Laws of Chess 5.2.3: a draw by agreement needs a move by both players):
+  ``elo-batch run`` audits them, not rated. ``*`` stays ``*`` and ``run`` rejects it with its reason.
 - ``[Date]`` (``2022.01.15``): a full date -> ``date``; year and month only -> ``period``; otherwise the
   event's full ``[EventDate]`` when there is one (noted); else unknown: left empty and reported, never
   guessed. ``[EventDate]`` -> ``event_date``.
@@ -61,7 +62,7 @@ class ImportReport:
         sources: The files (``archive.zip:member.pgn`` for archives) read, in order.
         games: Games read (= rows written).
         forfeits: Decided results with fewer than two half-moves, written as ``+--`` / ``--+``.
-        unplayed_draws: Draws with fewer than two half-moves, kept as draws and flagged.
+        unplayed_draws: Draws with fewer than two half-moves, written as ``--`` (unplayed, not rated).
         unknown_results: Games whose result is ``*`` or missing (``elo-batch run`` rejects them).
         unknown_dates: Games without a year and month (``elo-batch run`` rejects them).
         month_only_dates: Games with year and month but no day (rated in that ``period``).
@@ -89,7 +90,7 @@ class ImportReport:
             f"{self.games} games read from {len(self.sources)} source(s); {self.events} event(s), "
             f"{self.players} player(s)",
             f"  forfeits (decided, fewer than two half-moves; written +--/--+, not rated): {self.forfeits}",
-            f"  draws without moves (kept as draws, check them): {self.unplayed_draws}",
+            f"  draws without a move by both players (unplayed; written --, not rated): {self.unplayed_draws}",
             f"  unknown results (* or none; not rated, run rejects them): {self.unknown_results}",
             f"  unknown dates (no year and month; run rejects them): {self.unknown_dates}",
             f"  dates without a day (rated in their month, column period): {self.month_only_dates}",
@@ -242,6 +243,19 @@ def _fide_id(name: str) -> pl.Expr:
     return pl.when(value != "0").then(value)
 
 
+def both_moved(plies: pl.Expr) -> pl.Expr:
+    """True where both players made at least one move: the game's main line has two half-moves or more.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 5.1: "any game where both players have made at least one move
+        will be rated"; Laws of Chess 5.2.3 (a draw by agreement once both players have made a move).
+
+    >>> pl.select(both_moved(pl.lit(pl.Series([0, 1, 2])))).to_series().to_list()
+    [False, False, True]
+    """
+    return plies >= 2
+
+
 def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     date_text = _clean("Date")
     parts = date_text.str.extract_groups(_DATE)
@@ -261,8 +275,9 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     from_event = ~known_month.fill_null(False) & event_date.is_not_null()
     date = pl.when(from_event).then(event_date).otherwise(date)
     result = pl.coalesce(_clean("Result"), pl.col("movetext"))
-    unplayed = pl.col("plies") < 2
+    unplayed = ~both_moved(pl.col("plies"))
     forfeit = unplayed & result.is_in(["1-0", "0-1"])
+    unplayed_draw = unplayed & (result == "1/2-1/2")
     white_fide, black_fide = _fide_id("WhiteFideId"), _fide_id("BlackFideId")
     frame = raw.with_columns(
         pl.format("{}#{}", "source", "number").alias("game_id"),
@@ -276,6 +291,8 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         _rating("BlackElo").alias("black_rating"),
         pl.when(forfeit)
         .then(pl.when(result == "1-0").then(pl.lit("+--")).otherwise(pl.lit("--+")))
+        .when(unplayed_draw)
+        .then(pl.lit("--"))
         .otherwise(result)
         .alias("result"),
         _clean("White").alias("white_name"),
@@ -284,7 +301,7 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         (black_fide.is_null() & _clean("Black").is_not_null()).alias("black_id_from_name"),
         event_date.alias("event_date"),
         forfeit.fill_null(False).alias("__forfeit"),
-        (unplayed & (result == "1/2-1/2")).fill_null(False).alias("__unplayed_draw"),
+        unplayed_draw.fill_null(False).alias("__unplayed_draw"),
         (result.is_null() | (result == "*")).alias("__unknown_result"),
         (~known_month.fill_null(False) & ~from_event).alias("__unknown_date"),
         from_event.alias("__date_from_event"),
@@ -294,7 +311,9 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     plies_note = pl.when(pl.col("plies") == 0).then(pl.lit("no moves")).otherwise(pl.lit("one half-move only"))
     notes = [
         pl.when("__forfeit").then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
-        pl.when("__unplayed_draw").then(pl.format("{}: drawn without play? kept as a draw, check it", plies_note)),
+        pl.when("__unplayed_draw").then(
+            pl.format("{}: a draw without a move by both players is unplayed, not rated (FIDE B.02 5.1)", plies_note)
+        ),
         pl.when("__unknown_result").then(
             pl.format("result '{}' is not a final result: not rated", pl.coalesce(_clean("Result"), pl.lit("")))
         ),

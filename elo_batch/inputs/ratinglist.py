@@ -47,7 +47,7 @@ LIST_SCHEMA: dict[str, pl.DataType] = {
 #: Columns of an earlier run's output that describe its own period; not carried forward.
 PERIOD_OUTPUT = (
     c.PERIOD, c.RATING_BEFORE, c.CHANGE, c.K_USED, c.GAMES, c.SCORE, c.EXPECTED_SCORE, c.STATUS,
-    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE,
+    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.ADJUSTMENT, c.BAND,
 )  # fmt: skip
 
 #: Most rated games a list may give a player (a count above it is a damaged cell, not a career).
@@ -296,15 +296,34 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
         (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
     ]
-    extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
+    extras = [
+        n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)
+    ]
+    if c.STANDARD_RATING in frame.columns:  # rapid and blitz lists: a rating, checked as one (R&B 7.2.1)
+        parsed[c.STANDARD_RATING] = _number(frame, c.STANDARD_RATING, fractional)
+        rules += [
+            (
+                c.STANDARD_RATING,
+                lambda: _bad_number(frame, c.STANDARD_RATING, fractional),
+                "is not a standard rating; expected "
+                + ("a number" if fractional else "a whole number")
+                + " of rating points, or empty for none",
+            ),
+            (
+                c.STANDARD_RATING,
+                lambda: rating_out_of_range(parsed[c.STANDARD_RATING]),
+                f"is out of range; expected {RATING_RANGE}",
+            ),
+        ]
     rules += [  # a pass-through date is written to the new list: polars cannot write one out of range
         (name, _date_out_of_range(frame, name), "is out of range; expected a date from 0000-01-01 to 9999-12-31")
         for name in extras
         if is_date_type(frame.schema[name])
     ]
     _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
+    standard = pl.Float64() if fractional else pl.Int64()
     return frame.select(
-        *[expr.cast(list_schema(id_type)[name]).alias(name) for name, expr in parsed.items()],
+        *[expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()],
         *extras,
         c.SOURCE_FILE,
         c.SOURCE_ROW,
