@@ -25,8 +25,9 @@ from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
-from elo_batch.outputs import atomic, objectstore
+from elo_batch.outputs import atomic, delta, objectstore
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import ValidationReport
@@ -44,7 +45,7 @@ class Options(TypedDict, total=False):
     """The options of a run, as keywords: the CLI's flags without dashes (``--cap-400``: ``cap_400``).
 
     Attributes:
-        rule_set: Force a rule set (``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
         list_kind: ``standard`` (default), ``rapid`` or ``blitz`` (the CLI's ``--list``).
         expected: ``table`` (FIDE 8.1.2) or ``formula`` (logistic); default: the rule set's.
         cap_400: The 400-point rule: ``auto`` (default: per rule set), ``always`` or ``never``.
@@ -63,6 +64,12 @@ class Options(TypedDict, total=False):
             ``rate_all_games``, ``event_start``, ``event_end``, ``period``): a table or a CSV/Parquet path.
         period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
             (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
+        ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
+            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
+            without it gives the month before the first period rated.
+        bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
+            or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
+            ``elo_batch/rules/bands.csv``.
     """
 
     rule_set: str | None
@@ -79,13 +86,15 @@ class Options(TypedDict, total=False):
     source_name: str | None
     events: Frame | str | os.PathLike[str] | None
     period_by: Literal["date", "event"]
+    ratings_period: str | None
+    bands: str | os.PathLike[str] | pl.DataFrame | None
 
 
 _CONFIG_OPTIONS = (
     "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
     "period_by",
 )  # fmt: skip
-_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "events")
+_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "events", "ratings_period", "bands")
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,7 +215,12 @@ def rate_periods(
 
 
 def write_period(
-    result: PeriodResult, out: str | os.PathLike[str], *, format: Literal["parquet", "csv"] = "parquet"
+    result: PeriodResult,
+    out: str | os.PathLike[str],
+    *,
+    format: Literal["parquet", "csv"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
+    table_format: Literal["parquet", "delta"] = "parquet",
 ) -> dict[str, str]:
     """Write a rated period as ``elo-batch run`` does: ``OUT/ratings|audit|rejected/period=YYYY-MM/``
     and its manifest, atomically, replacing only that period's partitions.
@@ -215,17 +229,31 @@ def write_period(
         result: A period from :func:`rate_period` or :func:`rate_periods`.
         out: Output folder, or an object-store URI (``s3://bucket/prefix``).
         format: ``parquet`` or ``csv``.
+        csv_formulas: With ``csv``: ``escape`` (text cells a spreadsheet would run as formulas get a
+            leading quote; ids and numbers never, see :mod:`elo_batch.outputs.formulas`) or ``keep``.
+        table_format: ``parquet`` (hive folders) or ``delta``: ``OUT/ratings``, ``OUT/audit`` and
+            ``OUT/rejected`` as Delta Lake tables partitioned by ``period``, the period replaced by one
+            commit per table, then its manifest (a local folder; ``pip install 'elo-batch[delta]'``).
 
     Returns:
-        Table name (and ``manifest``) -> written file.
+        Table name (and ``manifest``) -> written file (Delta: the table's folder).
 
     Raises:
-        UsageError: ``format`` is not parquet or csv.
-        OutputError: ``out`` cannot be written (the period's previous outputs are kept).
+        UsageError: ``format`` is not parquet or csv, ``csv_formulas`` not escape or keep, ``table_format``
+            not parquet or delta (delta needs parquet, a local folder and the deltalake package).
+        OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
+            the other ``table_format``.
     """
     if format not in ("parquet", "csv"):
         raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
+        )
     target = os.fspath(out)
+    delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
         objectstore.check_available(target)
     check_writable(target)
@@ -236,7 +264,12 @@ def write_period(
         files=inputs.files,
         list_info=inputs.list_info,
         config=inputs.config,
-        output_options={"format": format, "encoding": inputs.encoding},
+        output_options={
+            "format": format,
+            "encoding": inputs.encoding,
+            "csv_formulas": csv_formulas,
+            "table_format": table_format,
+        },
         started=inputs.started,
         warnings=result.warnings,
         stale_periods=sanity.later_periods(target, (result.period,)),
@@ -249,9 +282,10 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
 
     A caller that reads its rating list from the folder it writes (last month's
     ``out/ratings/period=YYYY-MM``) enters this before it reads: it waits for any other writer of
-    ``out`` and puts back what a run killed in the middle of its commit left half swapped, so only
-    committed periods are read; :func:`write_period` inside the block uses the lock already held. The
-    CLI does the same for every run.
+    ``out`` and puts back what a run killed in the middle of its commit left half swapped (Delta
+    tables: rolled back to the versions their manifests name), so only committed periods are read;
+    :func:`write_period` inside the block uses the lock already held. The CLI does the same for every
+    run.
 
     Args:
         out: A local output folder (created if missing). Object stores have no lock.
@@ -267,6 +301,8 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
     if objectstore.is_object_store(target):
         raise UsageError(f"{target!r} is an object store: it has no lock", option="out", hint="give a local folder.")
     with atomic.locked_output(Path(target)) as root:
+        if any(delta.is_table(root / name) for name in delta.ORDER):
+            delta.recover(str(root))
         yield root
 
 
@@ -301,6 +337,8 @@ def validate(
         ratings_path=_list_source(ratings),
         encoding=options.get("encoding"),
         events_path=_events_source(options.get("events")),
+        ratings_period=options.get("ratings_period"),
+        bands=_bands_frame(options),
     )
 
 
@@ -323,6 +361,11 @@ def _given(periods: str, name: str) -> str:
 def _config(periods: str | None, rules: str, options: Options, *, name: str = "period") -> RunConfig:
     """The run's config; an error about its periods names the parameter they came in (``name``)."""
     chosen: dict[str, Any] = {key: options[key] for key in _CONFIG_OPTIONS if key in options}  # type: ignore[literal-required]
+    bands = options.get("bands")
+    if isinstance(bands, str | os.PathLike):
+        chosen["bands"] = os.fspath(bands)
+    elif bands is not None and not isinstance(bands, pl.DataFrame):
+        raise TypeError(f"bands must be a path or a polars DataFrame, not {type(bands).__name__}")
     try:
         return RunConfig.from_options(periods, rules=rules, **chosen)
     except UsageError as exc:
@@ -344,13 +387,16 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
             config,
             encoding,
             events=_events_source(options.get("events")),
+            ratings_period=options.get("ratings_period"),
         )
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
+    frame = _bands_frame(options)
+    bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     inputs = _Inputs(loaded.files, list_info, config, encoding, started)
-    results = rate_engine_periods(loaded, rating_list, config)
+    results = rate_engine_periods(loaded, rating_list, config, bands=bands)
 
     def periods() -> Iterator[PeriodResult]:
         for _ in config.periods:
@@ -370,6 +416,12 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
             )
 
     return periods()
+
+
+def _bands_frame(options: Options) -> pl.DataFrame | None:
+    """The band table given as a frame (a path goes through the run's config)."""
+    bands = options.get("bands")
+    return bands if isinstance(bands, pl.DataFrame) else None
 
 
 def _games_sources(games: Source, name: str | None) -> list[str | FrameInput]:

@@ -48,12 +48,15 @@ GAMES_TOTAL = "games_total"  # rated games so far
 REACHED_2400 = "reached_2400"  # a published rating once reached 2400 (K 10 for good)
 REACHED_2300 = "reached_2300"  # a published rating once reached 2300 (ends the junior K 40)
 PENDING = "pending"  # an unrated player's games waiting for a first rating (see lifecycle.py)
+STANDARD_RATING = "standard_rating"  # rapid and blitz lists: the player's standard rating (R&B 7.2.1)
 
 LIST_STATE = (K, BIRTH_YEAR, GAMES_TOTAL, REACHED_2400, REACHED_2300, PENDING)
 
 # --- outputs ----------------------------------------------------------------------------------
 RATING_BEFORE = "rating_before"  # rating on the list in force (Ro of the list), points
 CHANGE = "change"  # rounded rating change of the period, points
+ADJUSTMENT = "adjustment"  # points a one-time list change added (compression 2024, raise 2022); else null
+BAND = "band"  # approximate strength label of the new rating (rules/bands.csv or --bands), never a title
 K_USED = "k_used"  # K applied this period, after the 700 rule
 GAMES = "games"  # rated games this period (n)
 EXPECTED_SCORE = "expected_score"  # sum of PD over the period's rated games, points
@@ -67,11 +70,13 @@ RATINGS_OUTPUT = (
     RATING,
     RATING_BEFORE,
     CHANGE,
+    ADJUSTMENT,
     K_USED,
     GAMES,
     SCORE,
     EXPECTED_SCORE,
     STATUS,
+    BAND,
     PERFORMANCE_RATING,
     OPPONENTS_AVERAGE,
     K,

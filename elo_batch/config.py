@@ -27,7 +27,7 @@ class RunConfig:
     Attributes:
         periods: Months of play to rate, in order (``YYYY-MM``).
         rules: ``fide`` or ``elo``.
-        rule_set: Force a named rule set (``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        rule_set: Force a named rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
         list_kind: ``standard``, ``rapid`` or ``blitz``.
         expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
         strict: Fail (exit 65) before writing anything when any input row is rejected.
@@ -42,6 +42,8 @@ class RunConfig:
         period_by: ``date``: a game's ``period``, else its date, decides its month; ``event``: an event
             is rated whole, in its own period, else in the period its last day falls in by the
             closing-date rule (B.02 7.1.3), with the ratings of its start (see README, Events).
+        bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
+            the default table (``elo_batch/rules/bands.csv``).
     """
 
     periods: tuple[str, ...]
@@ -57,6 +59,7 @@ class RunConfig:
     chunk_rows: int = CHUNK_ROWS
     max_rejected: int | str | None = None
     period_by: PeriodBy = "date"
+    bands: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_rejected is not None:
@@ -79,6 +82,7 @@ class RunConfig:
         chunk_rows: int = CHUNK_ROWS,
         max_rejected: int | str | None = None,
         period_by: str = "date",
+        bands: str | None = None,
     ) -> RunConfig:
         """The settings of a run from its options, each checked: the one constructor of the CLI and the API.
 
@@ -86,7 +90,7 @@ class RunConfig:
             period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
                 None: no period (``validate`` checks every row).
             rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
-                max_rejected, period_by:
+                max_rejected, period_by, bands:
                 As the attributes; None leaves the part to the rule set. ``rule_700`` False turns the
                 700 rule off, True on.
 
@@ -112,6 +116,8 @@ class RunConfig:
         for name, flag in (("rule_700", rule_700), ("strict", strict)):
             if not isinstance(flag, bool) and not (name == "rule_700" and flag is None):
                 raise UsageError(f"{flag!r} is not True or False", option=name, hint="give a bool.")
+        if bands is not None and not isinstance(bands, str):
+            raise UsageError(f"{bands!r} is not a file name", option="bands", hint="give the band table's path.")
         if period is not None and not isinstance(period, str):
             raise UsageError(f"{period!r} is not a rating period", option="period", hint="give it as text, 'YYYY-MM'.")
         return cls(
@@ -128,6 +134,7 @@ class RunConfig:
             chunk_rows=chunk_rows,
             max_rejected=max_rejected,
             period_by=period_by,  # type: ignore[arg-type]
+            bands=bands,
         )
 
     def rules_for(self, period: str) -> RuleSet:

@@ -23,11 +23,14 @@ from elo_batch.config import RunConfig
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
+from elo_batch.inputs import tablelist
+from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
-from elo_batch.outputs import atomic, objectstore, outlock, warehouse
+from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
+from elo_batch.outputs.formulas import CsvFormulas
 from elo_batch.outputs.writers import Format, check_writable, write_period
 
 #: Progress callback: (what is being done, steps done, steps in all).
@@ -61,6 +64,7 @@ class PeriodSummary:
 
     Attributes:
         outputs: Table name -> written file; empty when nothing was written (``validate``).
+        bands: Players whose band went up and down (``{"up": n, "down": m}``).
     """
 
     period: str
@@ -69,6 +73,7 @@ class PeriodSummary:
     players: dict[str, int]
     warnings: tuple[str, ...]
     outputs: dict[str, str]
+    bands: dict[str, int] = dataclasses.field(default_factory=lambda: {"up": 0, "down": 0})
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,7 @@ def load_inputs(
     config: RunConfig,
     encoding: str | None = None,
     out: str | None = None,
+    ratings_period: str | None = None,
     events: str | FrameInput | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
@@ -106,7 +112,9 @@ def load_inputs(
     event rejected, by event each row in its event's period; see :func:`elo_batch.engine.events.settle`).
 
     A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
-    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are.
+    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
+    ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
+    (:mod:`elo_batch.inputs.tablelist`).
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -119,6 +127,7 @@ def load_inputs(
     out = objectstore.local_path(out) if out else out
     events = _local(events)
     rule_sets = [config.rules_for(period) for period in config.periods]
+    tablelist.check(ratings_path, ratings_period, config.periods)
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
@@ -127,15 +136,23 @@ def load_inputs(
     games = load_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
-    rating_list, list_info = (
-        load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
-        if ratings_path
-        else (None, None)
-    )
+    rating_list: pl.DataFrame | None = None
+    list_info: InputFile | None = None
+    if isinstance(ratings_path, str) and tablelist.applies(ratings_path, ratings_period):  # a ratings table's period
+        rating_list, list_info = tablelist.load(
+            ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
+        )
+    elif ratings_path:
+        rating_list, list_info = load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
     return settle(games, table, config.period_by, events_info), rating_list, list_info
+
+
+def run_bands(config: RunConfig) -> str | None:
+    """The band table file of a run (a ``file:`` URL as its path), or None for the default table."""
+    return objectstore.local_path(config.bands) if config.bands else None
 
 
 def _local(source: T) -> T:
@@ -201,7 +218,9 @@ def write_result(
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
-        output_options: ``format`` and ``encoding``, recorded in the manifest's options.
+        output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
+            :mod:`elo_batch.outputs.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
+            ``delta``: Delta tables, :mod:`elo_batch.outputs.delta`), recorded in the manifest's options.
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
@@ -217,7 +236,10 @@ def write_result(
     """
     manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
     manifest["stale_periods"] = list(stale_periods)
-    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path)
+    if output_options.get("table_format") == "delta":
+        return _write_delta(out, result.period, period_tables(result), manifest, duckdb_path)
+    formulas = output_options.get("csv_formulas", "escape")
+    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path, formulas)
 
 
 @_in_chunks
@@ -232,8 +254,11 @@ def run(
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
     duckdb_path: str | None = None,
+    csv_formulas: CsvFormulas = "escape",
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
+    table_format: str = "parquet",
+    ratings_period: str | None = None,
     events_path: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
@@ -258,8 +283,15 @@ def run(
         on_progress: Called before each step (reading, rating a period, writing it).
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
+            quote) or ``keep``; see :mod:`elo_batch.outputs.formulas`.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.outputs.delta`:
+            what a run killed between their commits left is rolled back first, and said in the
+            first period's warnings).
+        ratings_period: Take the list from this period of the ratings table ``ratings_path``
+            (:mod:`elo_batch.inputs.tablelist`).
         events_path: The events file (one row per event_id), or None.
 
     Returns:
@@ -284,6 +316,7 @@ def run(
                 )
 
         hold()  # before any input is read from out
+        tables = (table_format, ratings_period)
         return _run(
             games_paths,
             config,
@@ -294,7 +327,9 @@ def run(
             on_period,
             on_progress,
             duckdb_path,
+            csv_formulas,
             hold,
+            tables,
             events_path,
         )
 
@@ -309,10 +344,15 @@ def _run(
     on_period: Callable[[PeriodSummary], None] | None,
     on_progress: Progress | None,
     duckdb_path: str | None,
+    csv_formulas: CsvFormulas,
     hold: Callable[[], None],
+    tables: tuple[str, str | None] = ("parquet", None),
     events_path: str | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
+    table_format, ratings_period = tables
+    delta.check_out(out, table_format, fmt)
+    repaired = delta.recover(out, config.periods) if table_format == "delta" and Path(out).is_dir() else ()
     if duckdb_path:
         warehouse.check_available(duckdb_path)
     if objectstore.is_object_store(out):
@@ -320,14 +360,18 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, events=events_path)
+    games, rating_list, list_info = load_inputs(
+        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path
+    )
+    bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
+    notes = repaired + notes
     check_strict(games, config)
     check_writable(out)
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=bands)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
@@ -342,7 +386,12 @@ def _run(
             files=games.files,
             list_info=list_info,
             config=config,
-            output_options={"format": fmt, "encoding": encoding},
+            output_options={
+                "format": fmt,
+                "encoding": encoding,
+                "csv_formulas": csv_formulas,
+                "table_format": table_format,
+            },
             started=started,
             warnings=warnings,
             stale_periods=left_stale,
@@ -365,6 +414,8 @@ def validate(
     encoding: str | None = None,
     on_progress: Progress | None = None,
     events_path: str | FrameInput | None = None,
+    ratings_period: str | None = None,
+    bands: pl.DataFrame | None = None,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
@@ -372,16 +423,21 @@ def validate(
     ``run`` would write to the manifest. Without, every row of every period is checked and the
     usable rows are counted per period.
 
+    ``bands``: a band table in memory (the Python API), instead of ``config.bands``.
+
     Raises:
         As :func:`run`, except StrictRejectError and OutputError: rejected rows are in the report.
     """
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, events=events_path)
+    games, rating_list, list_info = load_inputs(
+        games_paths, ratings_path, config, encoding, None, ratings_period, events=events_path
+    )
+    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = rate_periods(games, rating_list, config, bands=table)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + index, total)
         result = next(results)
@@ -406,25 +462,42 @@ def _write(
     manifest: dict[str, Any],
     fmt: Format,
     duckdb_path: str | None,
+    csv_formulas: CsvFormulas = "escape",
 ) -> dict[str, str]:
     """Write a period's partitions and, with ``duckdb_path``, load it: into a folder both commit together
     (the database's commit comes between the partitions' swap and their commit; a failure of either
     puts both back); an object store has no such commit, so it is written first and the database's
     error says so."""
     if not duckdb_path:
-        return write_period(out, period, tables, manifest, fmt)
+        return write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
     if objectstore.is_object_store(out):
-        outputs = write_period(out, period, tables, manifest, fmt)
+        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
         note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
         warehouse.load_period(duckdb_path, period, tables, note=note)
     else:
         note = f"The partitions of period {period} in {out} were kept as they were too."
         load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
-        outputs = write_period(out, period, tables, manifest, fmt, companion=load)
+        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas, companion=load)
     return {**outputs, "duckdb": duckdb_path}
 
 
+def _write_delta(
+    out: str,
+    period: str,
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    manifest: dict[str, Any],
+    duckdb_path: str | None,
+) -> dict[str, str]:
+    """Write a period into the Delta tables of ``out``; with ``duckdb_path`` the database commits after
+    the tables and before the manifest (see :func:`elo_batch.outputs.delta.write_period`)."""
+    note = f"The Delta tables of {out} keep their rows of period {period} too."
+    load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note) if duckdb_path else None
+    outputs = delta.write_period(out, period, tables, manifest, companion=load)
+    return {**outputs, "duckdb": duckdb_path} if duckdb_path else outputs
+
+
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
+    up, down = result.band_moves
     return PeriodSummary(
         result.period,
         result.rule_set.name,
@@ -432,6 +505,7 @@ def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str,
         dict(result.ratings.group_by(c.STATUS).len().sort(c.STATUS).iter_rows()),
         warnings,
         outputs,
+        {"up": up, "down": down},
     )
 
 

@@ -23,7 +23,7 @@ from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.errors import OutputError, StrictRejectError, option
 from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
-from elo_batch.outputs import objectstore
+from elo_batch.outputs import delta, objectstore
 
 #: Examples a warning shows (ids, rejected rows).
 EXAMPLES = 5
@@ -217,6 +217,8 @@ def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
     """
     if not periods:
         return ()
+    if not objectstore.is_object_store(out) and delta.is_table(Path(objectstore.local_path(out)) / "ratings"):
+        return delta.later_periods(out, periods)
     if objectstore.is_object_store(out):
         try:
             names = objectstore.list_objects(out.rstrip("/") + "/ratings")

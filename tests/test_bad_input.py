@@ -49,7 +49,6 @@ def _run(cli, tmp_path: Path, games: Path, rating_list: Path, *extra: str):
         ("2,2025-11-03,,A,B,1-0,abc,1900", "white_rating", "'abc' is not a rating"),
         ("2,2025-11-03,,A,B,1-0,-5,1900", "white_rating", "rating -5 is out of range. Hint: expected 0 < rating"),
         ("2,2025-11-03,,A,B,1-0,3500,1900", "white_rating", "rating 3500 is out of range. Hint: expected 0 < rating"),
-        ("2,2025-11-03,,A,B,1-0,0,1900", "white_rating", "rating 0 is out of range"),
         ("2,2025-11-03,,A,B", None, "the row has 5 fields where the header has 8"),
         ("2,2025-11-03,,A,B,1-0,,,x", None, "the row has 9 fields where the header has 8. Hint: a value that holds"),
     ],

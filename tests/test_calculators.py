@@ -107,7 +107,7 @@ def test_fractional_ratings_with_rounding_none(cli) -> None:
         ("game 1500 1500 --period 2025-13", "'2025-13' is not a rating period"),
         ("game 1500 1500 --period 2025-01..2025-02", "is a range of periods"),
         ("game 1500 1500 --rule-set fide-1999", "unknown rule set 'fide-1999'"),
-        ("game 1500 1500 --period 2023-05", "is before 2024-03"),
+        ("game 1500 1500 --period 2021-12", "is before 2022-01"),
     ],
 )
 def test_game_usage_errors_exit_2(cli, args, message) -> None:

@@ -144,7 +144,7 @@ def test_elo_rules_with_the_fide_table(cli, tmp_path) -> None:
         ("run missing.csv --period 2025-11", 66, "no such file"),
         ("run {games} --period 2025-13", 2, "is not a rating period"),
         ("run {games} --period 2025-12..2025-11", 2, "ends before it starts"),
-        ("run {games} --period 2023-05", 2, "--rule-set fide-2024-03"),
+        ("run {games} --period 2021-12", 2, "--rule-set fide-2022-01"),
         ("run {games} --period 2025-11 --ratings nolist.csv", 66, "no such file"),
         ("run {games} --period 2025-11 --rules nonsense", 2, "nonsense"),
     ],

@@ -265,6 +265,35 @@ N,,,2025-09:4:4:8000
     )
 
 
+def test_a_start_list_rating_under_the_floor_is_no_rating_at_the_events_start() -> None:
+    """The list of an event's start is read as the period reads it (B.02 7.1.2): N's 1350 on the October
+    list is under the floor 1400, so N is unrated there; rated 1943 in October (as in the test above),
+    he is the late newcomer of 8.2.4 in T, not a player rated 1350 (which would give A -18, N +37)."""
+    games = table("""
+white_id,black_id,result,date,event_id
+N,B,1/2-1/2,2025-10-05,E0
+N,A,1-0,2025-10-30,T
+A,C,1/2-1/2,2025-11-02,T
+""")
+    rating_list = table("""
+player_id,rating,k,pending
+A,2000,20,
+B,2000,20,
+C,2000,20,
+N,1350,40,2025-09:4:4:8000
+""")
+
+    october, november = elo_batch.rate_periods(
+        games, periods="2025-10..2025-11", ratings=rating_list, period_by="event"
+    )
+
+    assert change(october, "N")[0] == 1943
+    assert change(november, "N") == (1966, 23, 1)
+    assert change(november, "A") == (2000, 0, 1)
+    audit = audit_of(november).filter(pl.col("game_id").is_null() & (pl.col("opponent_id") == "N"))
+    assert audit["reason"].to_list() == ["opponent unrated at the event's start"]
+
+
 def test_the_late_newcomer_signal_is_an_empty_game_row_rating_by_event_only() -> None:
     """By date an empty cell falls back to the list, as before: A's loss to N (1700) counts."""
     games = table("""

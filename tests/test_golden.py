@@ -1,6 +1,9 @@
-"""Every golden case (tests/golden: a copy of ../shared/cases, and this project's own) through the CLI, named
-by its rule. A case may hold an ``events.csv`` (given as ``--events``); with a range of periods, the list of
-its last month is checked."""
+"""Every golden case (tests/golden: ../shared/cases and this project's own) through the CLI, named by its rule.
+
+A case may hold an ``events.csv`` (given as ``--events``). A case whose ``--period`` is a range checks the
+rows of ``expected.csv`` against the period in their ``period`` column (the last month of the range when
+there is none).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from elo_batch.config import parse_periods
 from tests.conftest import TESTS, read_table
 
 CASES = sorted(p for p in (TESTS / "golden").iterdir() if p.is_dir())
@@ -35,7 +39,7 @@ def test_golden_case(case: Path, sum_rows: int | None, cli, tmp_path: Path, monk
     if sum_rows:  # the per-player sums, one table row at a time (see period._rated_sums)
         monkeypatch.setattr("elo_batch.engine.period._SUM_ROWS", sum_rows)
     args = shlex.split((case / "args").read_text())
-    period = args[args.index("--period") + 1].split("..")[-1]  # a range: its last month is checked
+    period = parse_periods(args[args.index("--period") + 1])[-1]
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []
     events = ["--events", case / "events.csv"] if (case / "events.csv").exists() else []
     out = tmp_path / "out"
@@ -43,14 +47,17 @@ def test_golden_case(case: Path, sum_rows: int | None, cli, tmp_path: Path, monk
     result = cli("run", case / "games.csv", *ratings, *events, *args, "--out", out, "--format", "csv")
 
     assert result.exit_code == 0, result.output
-    got = {row["player_id"]: row for row in read_table(out, "ratings", period).iter_rows(named=True)}
     with open(case / "expected.csv", newline="", encoding="utf-8-sig") as f:
         expected_rows = list(csv.DictReader(f))
+    lists: dict[str, dict[str, dict]] = {}
     problems = []
     for row in expected_rows:
-        player = got.get(row["player_id"])
+        month = row.get("period") or period
+        if month not in lists:
+            lists[month] = {r["player_id"]: r for r in read_table(out, "ratings", month).iter_rows(named=True)}
+        player = lists[month].get(row["player_id"])
         if player is None:
-            problems.append(f"{row['player_id']} missing")
+            problems.append(f"{row['player_id']} missing from {month}")
             continue
         problems += [
             f"{row['player_id']}.{col}: expected {val!r}, got {player.get(col)!r}"

@@ -121,7 +121,7 @@ GAME_COLUMNS = {"white_id", "black_id", "result", "date", "period", "game_id", "
                 "black_rating", "player_id", "opponent_id", "player_rating", "opponent_rating", "score"}  # fmt: skip
 LIST_COLUMNS = {"player_id", "rating", "k", "birth_year", "games_total", "reached_2400", "reached_2300", "pending",
                 "period", "rating_before", "change", "k_used", "games", "score", "expected_score", "status",
-                "performance_rating", "opponents_average"}  # fmt: skip
+                "performance_rating", "opponents_average", "adjustment", "band"}  # fmt: skip
 TWO_MONTHS = pl.DataFrame(
     {
         "white_id": ["A", "B", "A", "C"],
@@ -399,7 +399,7 @@ def test_a_list_with_several_bad_rows_reports_their_count_and_the_first_ones(cli
         f"{rating_list}: 6 rows of the list are not valid (the first 5 here):\n"
         "  row 2, column rating: 'abc' is not a rating; expected a whole number of rating points, or empty for "
         "unrated\n"
-        "  row 3, column rating: '-5' is out of range; expected 0 < rating < 3500\n"
+        "  row 3, column rating: '-5' is out of range; expected 0 < rating < 3500 (0 or empty = unrated)\n"
         "  row 4, column k: 'twenty' is not a K-factor; expected a whole number such as 10, 20 or 40\n"
         "  row 5: the row has 4 fields where the header has 3.\n"
         "  row 6, column rating: '2.000' is not a rating: it looks like a number with a thousands separator; "

@@ -174,17 +174,18 @@ PGN_EDGES = """
 """
 
 
-def test_one_half_move_is_a_forfeit_a_draw_without_moves_is_flagged(tmp_path: Path) -> None:
-    """B.02 5.1: a game is rated when both players have made at least one move."""
+def test_one_half_move_is_a_forfeit_a_draw_without_moves_is_unplayed(tmp_path: Path) -> None:
+    """B.02 5.1: a game is rated when both players have made at least one move; a draw without a move by
+    both players is unplayed (Laws of Chess 5.2.3), written ``--``: not rated (it was kept as a draw)."""
     path = tmp_path / "club.pgn"
     path.write_bytes(PGN_EDGES.encode("cp1252"))
 
     games, report = read_pgn([str(path)])
 
-    assert games["result"].to_list() == ["+--", "1/2-1/2", "0-1"]
+    assert games["result"].to_list() == ["+--", "--", "0-1"]
     assert games["plies"].to_list() == [1, 0, 2]  # the variation is not counted
     assert games["note"][0].startswith("one half-move only: forfeit")
-    assert "drawn without play? kept as a draw" in games["note"][1]
+    assert games["note"][1] == "no moves: a draw without a move by both players is unplayed, not rated (FIDE B.02 5.1)"
     assert (report.forfeits, report.unplayed_draws) == (1, 1)
     # FideId "0" and Elo "0" mean none; Latin-1 names decode
     assert (games["black_id"][0], games["black_id_from_name"][0], games["black_rating"][0]) == ("B", True, None)
@@ -255,3 +256,23 @@ def test_import_needs_a_known_output_file_type(cli, tmp_path: Path) -> None:
     result = cli("import", "pgn", TATA, "-o", tmp_path / "games.xlsx")
     assert result.exit_code == 2
     assert "cannot tell the file type" in result.output
+
+
+def test_a_draw_without_moves_is_audited_not_rated(cli, tmp_path: Path) -> None:
+    """The club file through import and run: C-D (a draw, no move) is in the audit as not counted; A-B
+    (one half-move) is a forfeit; only the 0-1 of round 3 is rated."""
+    path = tmp_path / "club.pgn"
+    path.write_bytes(PGN_EDGES.encode("cp1252"))
+    games = tmp_path / "games.csv"
+    assert cli("import", "pgn", path, "-o", games).exit_code == 0
+    ratings = tmp_path / "list.csv"
+    ratings.write_text("player_id,rating,k\n100,2000,20\nB,2000,20\n300,2000,20\n400,2000,20\nBjörn,2000,20\n")
+    out = tmp_path / "out"
+
+    result = cli("run", games, "--period", "2024-05", "--ratings", ratings, "--out", out)
+
+    assert result.exit_code == 0, result.output
+    assert "3 rows read = 1 counted + 2 not counted (see audit)" in result.stderr
+    audit = read_table(out, "audit", "2024-05")
+    draw = audit.filter(pl.col("game_id") == "club.pgn#2")
+    assert draw["counted"].to_list() == [False, False] and draw["reason"].to_list() == ["forfeit", "forfeit"]

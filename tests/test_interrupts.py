@@ -60,10 +60,10 @@ def slow(batch):
         mark.write_text("writing")
         time.sleep(1.5)
     return batch
-def write_table(frame, target, fmt):
+def write_table(frame, target, fmt, *args, **kwargs):
     if isinstance(frame, pl.LazyFrame):
         frame = frame.map_batches(slow, streamable=True, schema=frame.collect_schema())
-    return real_write(frame, target, fmt)
+    return real_write(frame, target, fmt, *args, **kwargs)
 def rmtree(path, *args, **kwargs):
     if os.environ.get("CLEANING") and ".elo-batch-staging-" in Path(path).name:
         Path(os.environ["CLEANING"]).write_text("cleaning")

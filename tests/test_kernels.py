@@ -4,16 +4,19 @@ Split invariance (a property test, in memory, no files): a period's table cut in
 rows, mapped chunk by chunk (rate the sides, partial sums), the partial sums reduced in a random order,
 finalized, and each chunk audited, gives the same new list and the same audit as the whole run
 (:func:`elo_batch.engine.period.rate_period`), under every kind of rule set: FIDE table and the logistic
-formula, rounding by period, by game or none (fractional ratings), the rapid 600/2600 rule; with game
-ids repeated in other chunks, newcomers' pools (from the list and from this period, first events
-scored zero), forfeits, and without a list (ratings from the game rows); with events, by date and by
-event: a match (B.02 6.1, 6.2 and its waiver, rows anywhere in the file), events moved into or out of
-the period by their last day (7.1.3), game-row ratings with empty cells (8.2.4). The event columns of a
-chunk are those of the whole table (:func:`elo_batch.engine.eventrows.event_columns` reads one chunk).
+formula, rounding by period, by game or none (fractional ratings), the rapid 600/2600 rule, the 2022
+rules (the 400-point upgrade once per event, a pre-pass fact; the 2022 first ratings), the compression
+of 1 March 2024 and the rapid seed from the standard rating (R&B 7.2.1); with game ids repeated in
+other chunks, newcomers' pools (from the list and from this period, first events scored zero),
+forfeits, and without a list (ratings from the game rows); with events, by date and by event: a match
+(B.02 6.1, 6.2 and its waiver, rows anywhere in the file), events moved into or out of the period by
+their last day (7.1.3), game-row ratings with empty cells (8.2.4). The event columns of a chunk are
+those of the whole table (:func:`elo_batch.engine.eventrows.event_columns` reads one chunk).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from unittest import mock
 
@@ -23,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elo_batch.config import RunConfig
-from elo_batch.engine import eventrows, prepass
+from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine.audit import audit
 from elo_batch.engine.events import settle
 from elo_batch.engine.finish import finalize
@@ -34,6 +37,7 @@ from elo_batch.errors import InternalError
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput, _check_file, _mark_duplicates, _split_event_rows
+from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
 
 PERIOD = "2025-11"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -47,7 +51,19 @@ RULES = {
     "fide-rapid-600": RunConfig(periods=(PERIOD,), list_kind="rapid"),
     "elo": RunConfig(periods=(PERIOD,), rules="elo"),
     "elo-rounding-none": RunConfig(periods=(PERIOD,), rules="elo", rounding="none"),
+    "fide-2022": RunConfig(periods=(PERIOD,), rule_set="fide-2022-01"),
+    "fide-2022-rounding-game": RunConfig(periods=(PERIOD,), rule_set="fide-2022-01", rounding="game"),
+    "fide-2022-compression": dataclasses.replace(FIDE_2022_01, one_off=COMPRESSION_2024),
+    "fide-rapid-seed": RunConfig(periods=(PERIOD,), list_kind="rapid"),
 }
+
+
+def rules_of(name: str) -> RuleSet:
+    """The rule set of a name of :data:`RULES`."""
+    chosen = RULES[name]
+    return chosen if isinstance(chosen, RuleSet) else chosen.rules_for(PERIOD)
+
+
 POOLS = [None, "2025-09:2:2:3400", "2025-10:3:1:5100", "2025-10:0:0:0", "2024-01:4:8:8000"]
 
 
@@ -95,6 +111,9 @@ def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str, st
         },
         schema=list_schema(pl.String()),
     )
+    if rules == "fide-rapid-seed":  # some unrated players have a standard rating (R&B 7.2.1)
+        standard = draw(st.lists(st.sampled_from([None, 1700.0, 2450.0]), min_size=listed, max_size=listed))
+        rating_list = rating_list.with_columns(pl.Series("standard_rating", standard, pl.Float64))
     pairs = st.tuples(st.integers(0, n_players - 1), st.integers(0, n_players - 1)).filter(lambda p: p[0] != p[1])
     game = st.tuples(
         pairs,
@@ -156,13 +175,14 @@ def _cuts(data: st.DataObject, rows: int) -> list[tuple[int, int]]:
 @given(periods(), st.data())
 def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
     frame, rating_list, name, period_by = case
-    rules = RULES[name].rules_for(PERIOD)
+    rules = rules_of(name)
     games = games_input(frame, fractional=rules.rounding == "none", period_by=period_by)
     block = data.draw(st.sampled_from([SUM_ROWS, 1, 2, 3, 7]), label="block_rows")
     with mock.patch("elo_batch.engine.period._SUM_ROWS", block):
         whole = rate_period(games, rating_list, rules, PERIOD)
 
-    prepared = prepass.prepare(games, rating_list, PERIOD)
+    seeded, _ = listchanges.seed_from_standard(rating_list, games, rules, PERIOD)
+    prepared = prepass.prepare(games, seeded, PERIOD, rules=rules)
     table = prepared.table
     chunks = [Chunk(start, table.slice(start, stop - start)) for start, stop in _cuts(data, table.height)]
     assert pl.concat([eventrows.event_columns(chunk.rows, prepared.events) for chunk in chunks]).equals(table)
@@ -213,7 +233,7 @@ g3,2025-11-03,C,A,0-1"""
 def test_the_formula_rated_a_row_at_a_time_has_the_digits_of_one_pass() -> None:
     """A chunk of one row computes PD as a longer one does (D = -190: polars' one-row division differs)."""
     games, rating_list = _period_of(GAMES, ratings=(1900.0, 2090.0, 2100.0))
-    rules = RULES["elo"].rules_for(PERIOD)
+    rules = rules_of("elo")
     whole = rate_period(games, rating_list, rules, PERIOD)
     with mock.patch("elo_batch.engine.period._SUM_ROWS", 1):
         by_row = rate_period(games, rating_list, rules, PERIOD)
@@ -226,7 +246,7 @@ def test_the_formula_rated_a_row_at_a_time_has_the_digits_of_one_pass() -> None:
 def test_a_repeated_game_id_in_another_chunk_stays_a_duplicate() -> None:
     """The repeat of g1 (row 3) is flagged before the cut: in a chunk of its own it is still not rated."""
     games, rating_list = _period_of(GAMES)
-    rules = RULES["fide"].rules_for(PERIOD)
+    rules = rules_of("fide")
     prepared = prepass.prepare(games, rating_list, PERIOD)
     chunks = [Chunk(i, prepared.table.slice(i, 1)) for i in range(prepared.table.height)]
     rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
@@ -239,7 +259,7 @@ def test_a_repeated_game_id_in_another_chunk_stays_a_duplicate() -> None:
 
 def test_chunks_that_leave_rows_out_are_refused() -> None:
     games, rating_list = _period_of(GAMES)
-    rules = RULES["fide-formula"].rules_for(PERIOD)
+    rules = rules_of("fide-formula")
     prepared = prepass.prepare(games, rating_list, PERIOD)
     chunk = Chunk(0, prepared.table.slice(0, 2))
     partial = partial_sums(chunk, rate_chunk(chunk, prepared.list_rating, rules), rules, prepared.players)
@@ -266,7 +286,7 @@ def test_rounding_by_game_scales_past_the_group_by_limit() -> None:
         pl.col(name) if name in ("player_id", "rating", "k") else pl.lit(None).cast(dtype).alias(name)
         for name, dtype in list_schema(pl.String()).items()
     )
-    rules = RULES["fide-rounding-game"].rules_for(PERIOD)
+    rules = rules_of("fide-rounding-game")
 
     result = rate_period(games_input(frame, fractional=False), rating_list, rules, PERIOD)
 

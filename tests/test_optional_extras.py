@@ -1,4 +1,4 @@
-"""Optional extras (duckdb, obstore, matplotlib): a clear usage error naming the extra when missing."""
+"""Optional extras (duckdb, obstore, matplotlib, deltalake): a clear usage error naming the extra when missing."""
 
 from __future__ import annotations
 
@@ -53,3 +53,22 @@ def test_matplotlib_missing(cli, games: Path, tmp_path: Path, monkeypatch: pytes
     assert result.exit_code == 2
     assert "the chart needs matplotlib" in result.stderr
     assert "pip install 'elo-batch[chart]'" in result.stderr
+
+
+def test_deltalake_missing(cli, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _without(monkeypatch, "deltalake")
+    out = tmp_path / "out"
+    result = cli("run", games, "--period", "2025-11", "--out", out, "--table-format", "delta")
+    assert result.exit_code == 2
+    assert "option --table-format: --table-format delta needs the deltalake package" in result.stderr
+    assert "Hint: install elo-batch with Delta Lake support: pip install 'elo-batch[delta]'." in result.stderr
+    assert not out.exists()  # checked before any work
+
+
+def test_deltalake_missing_for_a_delta_list(cli, games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "lake" / "_delta_log").mkdir(parents=True)  # what makes a folder a Delta table
+    _without(monkeypatch, "deltalake")
+    result = cli("run", games, "--period", "2025-11", "--ratings", tmp_path / "lake", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert "option --ratings: reading a Delta table needs the deltalake package" in result.stderr
+    assert "pip install 'elo-batch[delta]'" in result.stderr

@@ -74,6 +74,16 @@ class FormatChoice(StrEnum):
     csv = "csv"
 
 
+class CsvFormulasChoice(StrEnum):
+    escape = "escape"
+    keep = "keep"
+
+
+class TableFormatChoice(StrEnum):
+    parquet = "parquet"
+    delta = "delta"
+
+
 class ListChoice(StrEnum):
     standard = "standard"
     rapid = "rapid"
@@ -107,9 +117,28 @@ def main(
 
 # Options shared by `run` and `validate` (so that validate checks exactly what run would).
 GamesArg = Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet), globs or folders.")]
-RatingsOpt = Annotated[str | None, typer.Option(help="The rating list in force (CSV or Parquet).")]
+RatingsOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="The rating list in force (CSV or Parquet), or a ratings table elo-batch wrote (--ratings-period)."
+    ),
+]
+RatingsPeriodOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="YYYY-MM",
+        help="Take the list from this period of the ratings table --ratings (OUT/ratings: a Delta table, or hive "
+        "folders); for a Delta table the default is the month before --period.",
+    ),
+]
 RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
-RuleSetOpt = Annotated[str | None, typer.Option(help="Force a rule set: fide-2024-03, fide-2025-10 or elo.")]
+RuleSetOpt = Annotated[
+    str | None, typer.Option(help="Force a rule set: fide-2022-01, fide-2024-03, fide-2025-10 or elo.")
+]
+BandsOpt = Annotated[
+    str | None,
+    typer.Option(metavar="FILE", help="Band table (columns band, min_rating) for the new list's band column."),
+]
 ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
 ExpectedOpt = Annotated[
     ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
@@ -132,6 +161,14 @@ PeriodByOpt = Annotated[
     ),
 ]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
+CsvFormulasOpt = Annotated[
+    CsvFormulasChoice,
+    typer.Option(
+        "--csv-formulas",
+        help="CSV output: escape (a quote before text cells a spreadsheet would run as formulas: = + - @) "
+        "or keep them as they are.",
+    ),
+]
 ChunkRowsOpt = Annotated[
     int,
     typer.Option(
@@ -149,6 +186,11 @@ def run_command(
     ratings: RatingsOpt = None,
     out: Annotated[str, typer.Option(help="Output folder (hive partitions per period).")] = "out",
     format: Annotated[FormatChoice, typer.Option("--format", help="Output file type.")] = FormatChoice.parquet,
+    table_format: Annotated[
+        TableFormatChoice,
+        typer.Option(help="parquet: hive folders per period; delta: Delta Lake tables (needs elo-batch[delta])."),
+    ] = TableFormatChoice.parquet,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -175,6 +217,8 @@ def run_command(
         typer.Option(help="Also load each period into this DuckDB file (tables ratings, audit, rejected)."),
     ] = None,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
+    bands: BandsOpt = None,
     lock_timeout: Annotated[
         float,
         typer.Option(
@@ -189,7 +233,7 @@ def run_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
-            max_rejected=max_rejected, period_by=period_by,
+            max_rejected=max_rejected, period_by=period_by, bands=bands,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
@@ -202,9 +246,12 @@ def run_command(
                 on_period=lambda summary: _log_period(summary, log_format),
                 on_progress=bar,
                 duckdb_path=duckdb,
+                csv_formulas=csv_formulas.value,  # type: ignore[arg-type]
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
                 events_path=events,
+                table_format=table_format.value,
+                ratings_period=ratings_period,
             )
         return 0
 
@@ -219,6 +266,7 @@ def validate_command(
         typer.Option(help="Rate these months in memory too (YYYY-MM or a range); default: check every row."),
     ] = None,
     ratings: RatingsOpt = None,
+    ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,
     rule_set: RuleSetOpt = None,
     list_kind: ListOpt = ListChoice.standard,
@@ -232,6 +280,7 @@ def validate_command(
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
+    bands: BandsOpt = None,
 ) -> None:
     """Check the inputs as `run` would, write nothing; exit 65 when any row would be rejected.
 
@@ -242,11 +291,17 @@ def validate_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows,
-            period_by=period_by,
+            period_by=period_by, bands=bands,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             report = validate(
-                games, config=config, ratings_path=ratings, encoding=encoding, on_progress=bar, events_path=events
+                games,
+                config=config,
+                ratings_path=ratings,
+                encoding=encoding,
+                on_progress=bar,
+                ratings_period=ratings_period,
+                events_path=events,
             )
         return _log_validation(report, log_format)
 
@@ -268,6 +323,7 @@ def _config(
     *,
     max_rejected: int | str | None = None,
     period_by: PeriodByChoice = PeriodByChoice.date,
+    bands: str | None = None,
 ) -> RunConfig:
     return RunConfig.from_options(
         period,
@@ -283,6 +339,7 @@ def _config(
         chunk_rows=chunk_rows,
         max_rejected=max_rejected,
         period_by=period_by.value,
+        bands=bands,
     )
 
 
@@ -305,14 +362,16 @@ def _log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
             "counts": counts.__dict__,
             "reconciles": counts.reconciles(),
             "players": summary.players,
+            "bands": summary.bands,
             "warnings": list(summary.warnings),
             "outputs": summary.outputs,
         }
         print(json.dumps(record), file=sys.stderr)
         return
     players = ", ".join(f"{n} {status}" for status, n in summary.players.items()) or "no players"
+    bands = f"; bands: {summary.bands['up']} up, {summary.bands['down']} down" if summary.players else ""
     print(
-        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}",
+        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}{bands}",
         file=sys.stderr,
     )
     for warning in summary.warnings:
@@ -604,7 +663,7 @@ def tournament_command(
 
 import_app = typer.Typer(
     name="import",
-    help="Convert PGN or TRF files into a games file (Parquet or CSV) for `elo-batch run`.",
+    help="Convert PGN or TRF files into a games file, or FIDE's list download into a rating list, for `elo-batch run`.",
     no_args_is_help=True,
 )
 app.add_typer(import_app)
@@ -626,14 +685,15 @@ def _report(lines: list[str], out: str, rows: int) -> None:
 def import_pgn_command(
     files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
     out: ImportOut,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
-        from elo_batch.formats.pgn import read_pgn  # python-chess: imported by this command only (0.05 s per start)
+        from elo_batch.formats.pgn import import_pgn  # python-chess: imported by this command only (0.05 s per start)
 
-        games, report = read_pgn(files)
-        _report(report.lines(), write_games(games, out), games.height)
+        report = import_pgn(files, out, csv_formulas=csv_formulas.value)  # type: ignore[arg-type]
+        _report(report.lines(), out, report.games)
 
     _guard(work)
 
@@ -645,6 +705,7 @@ def import_trf_command(
     period: Annotated[
         str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
     ] = None,
+    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
 ) -> None:
     """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
 
@@ -656,7 +717,31 @@ def import_trf_command(
                 raise UsageError(f"{period!r} is a range of periods", column="--period", hint="give one month.")
             month = months[0]
         games, report = read_trf(file, period=month)
-        _report(report.lines(), write_games(games, out), games.height)
+        _report(report.lines(), write_games(games, out, csv_formulas=csv_formulas.value), games.height)  # type: ignore[arg-type]
+
+    _guard(work)
+
+
+@import_app.command("fide-list")
+def import_fide_list_command(
+    file: Annotated[str, typer.Argument(help="FIDE's list download: TXT or XML, or its zip.", show_default=False)],
+    out: Annotated[
+        str,
+        typer.Option("-o", "--out", help="Rating list to write: .parquet or .csv (or s3://).", show_default=False),
+    ],
+    list_kind: Annotated[
+        ListChoice | None,
+        typer.Option("--list", help="Which rating of a combined list (default standard); a single list's own."),
+    ] = None,
+) -> None:
+    """FIDE's rating list (TXT or XML, zipped or not) as a --ratings list; FIDE's flag (i: inactive) passes through."""
+
+    def work() -> None:
+        from elo_batch.formats.fidelist import read_fide_list
+
+        table, report = read_fide_list(file, list_kind=list_kind.value if list_kind else None)
+        print("\n".join(report.lines()), file=sys.stderr)
+        print(f"  written: {write_games(table, out, name='list')} ({table.height} players)", file=sys.stderr)
 
     _guard(work)
 

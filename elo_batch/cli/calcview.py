@@ -20,6 +20,7 @@ def describe_rules(rules: RuleSet) -> str:
     cap = {
         "exempt-2650": "400-point rule for players under 2650",
         "always": "400-point rule for everyone",
+        "once-per-event": "400-point rule once per event for the higher-rated player",
         "never": "no 400-point rule",
     }[rules.cap_400]
     rounding = {

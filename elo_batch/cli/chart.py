@@ -18,8 +18,10 @@ import polars as pl
 
 from elo_batch.config import next_period
 from elo_batch.errors import InputDataError, InputMissingError, OutputError, UsageError
+from elo_batch.inputs.tablelist import delta_periods
 from elo_batch.inputs.text import closest_hint
 from elo_batch.outputs import objectstore
+from elo_batch.outputs.deltafiles import is_table
 
 _PARTITION = re.compile(r"period=(\d{4}-\d{2})/part-0\.(parquet|csv)$")
 
@@ -169,6 +171,8 @@ def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:
             match = _PARTITION.search(uri)
             if match:
                 found.append((match.group(1), match.group(2), uri, data))
+    elif is_table(Path(objectstore.local_path(out)) / "ratings"):  # run --table-format delta
+        return delta_periods(str(Path(objectstore.local_path(out)) / "ratings"))
     else:
         for path in sorted((Path(objectstore.local_path(out)) / "ratings").glob("period=*/part-0.*")):
             match = _PARTITION.search(path.as_posix())

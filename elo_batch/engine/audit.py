@@ -87,6 +87,7 @@ def audit(
         rated_value(s.CODE).alias(s.CODE),
         rated_value(s.PD).alias(s.PD),
         *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
+        *([side(s.UPGRADE, s.WHITE_UP, s.BLACK_UP)] if rules.cap_400 == "once-per-event" else []),
     ).with_columns((2 * pl.col(s.ROW_KEY) + pl.col(s.SIDE)).alias(s.KEY))
     k_used = pl.lit(finished.players[c.K_USED]).gather(pl.col(s.IDX))
     ignored = _is_in_keys(pl.col(s.KEY), finished.flags.ignored)

@@ -204,7 +204,7 @@ def rate_tournament(
     )
     n = sum(s is not None for _, s in games)
     k_used = engine.k_after_700_rule(pl.lit(k, pl.Int64), pl.lit(max(n, 1))) if rules.rule_700 else pl.lit(k)
-    rows = _rate_sides(frame.with_columns(k_used.cast(pl.Int64).alias("k")), rules).with_columns(
+    rows = _rate_sides(frame.with_columns(k_used.cast(pl.Int64).alias("k")), rules, one_event=True).with_columns(
         pl.when(~pl.col("forfeit")).then(pl.col(name)).alias(name) for name in ("d", "capped", "pd100", "kdev100")
     )
     rated = ~pl.col("forfeit")
@@ -315,13 +315,24 @@ def _rating_dtype(rules: RuleSet) -> pl.DataType:
     return pl.Float64() if rules.rounding == "none" else pl.Int64()
 
 
-def _rate_sides(frame: pl.DataFrame, rules: RuleSet) -> pl.DataFrame:
-    """D after the 400-point rule, PD (hundredths) and K x (score - PD) (hundredths) for each row."""
+def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False) -> pl.DataFrame:
+    """D after the 400-point rule, PD (hundredths) and K x (score - PD) (hundredths) for each row.
+
+    Under the once-per-event 400-point rule (2022), each row is its own event (``game``), or, with
+    ``one_event``, the rows are one player's event (``tournament``): the upgrade is the played game of the
+    largest difference over the limit, the first of several (B.02 (2022) 8.3.1).
+    """
     ro, rc = pl.col("ro"), pl.col("rc")
+    upgrade = None
+    if rules.cap_400 == "once-per-event":
+        upgrade = pl.lit(True)
+        if one_event:
+            over = pl.when(~pl.col("forfeit") & (ro - rc > rules.cap.limit)).then(ro - rc)
+            upgrade = (pl.int_range(pl.len()) == over.arg_max()).fill_null(False)
     return (
         frame.with_columns(
-            engine.capped_difference(ro, rc, rules.cap_400).alias("d"),
-            engine.is_capped(ro, rc, rules.cap_400).alias("capped"),
+            engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade).alias("d"),
+            engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade).alias("capped"),
         )
         .with_columns(engine.expected_score_100(pl.col("d"), rules.expected).alias("pd100"))
         .with_columns((pl.col("k") * (pl.col("score100") - pl.col("pd100"))).alias("kdev100"))

@@ -27,27 +27,38 @@ from elo_batch.rules.sets import (
 from elo_batch.rules.tables import TABLE_TAIL, dp_by_p100, pd_high_by_diff
 
 
-def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400) -> pl.Expr:
+def capped_difference(
+    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
+) -> pl.Expr:
     """Rating difference D = Ro - Rc after the 400-point rule, for the side whose rating is ``ro``.
 
     Args:
         ro: The player's rating used for the game, rating points (one per game side).
         rc: The opponent's rating used for the game, rating points.
         cap_400: ``exempt-2650``: |D| over ``cap.limit`` (400) counts as ``cap.limit`` only when
-            Ro < ``cap.exempt_from`` (2650); ``always``: for every player; ``never``: the real difference.
+            Ro < ``cap.exempt_from`` (2650); ``always``: for every player; ``once-per-event``: D over
+            ``cap.limit`` counts as ``cap.limit`` only where ``upgrade`` is true (the player's one upgrade
+            of the event), D under -``cap.limit`` always counts as -``cap.limit``; ``never``: the real
+            difference.
         cap: The numbers of the rule (the rule set's ``cap``).
+        upgrade: With ``once-per-event``: True on the side's game of the event where it benefits.
 
     Returns:
         D in rating points, same dtype as ``ro - rc``.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.1, as amended 1 Oct 2025 ("for players rated below
-        2650"); before that amendment the cap applied to everyone. ``fide-rules.md`` section 3.1.
+        2650"); before that amendment the cap applied to everyone; B.02 (2022) 8.3.1: "In any
+        tournament, a player may benefit from only one upgrade under this rule, for the game in which
+        the rating difference is greatest". ``fide-rules.md`` sections 0 and 3.1.
 
     >>> import polars as pl
     >>> df = pl.DataFrame({"ro": [2700, 2100, 2649], "rc": [2100, 2700, 2149]})
     >>> df.select(capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650").alias("d"))["d"].to_list()
     [600, -400, 400]
+    >>> once = capped_difference(pl.col("ro"), pl.col("rc"), "once-per-event", upgrade=pl.lit(False))
+    >>> df.select(once.alias("d"))["d"].to_list()
+    [600, -400, 500]
     """
     diff = ro - rc
     if cap_400 == "never":
@@ -55,15 +66,30 @@ def capped_difference(ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP
     capped = diff.clip(-cap.limit, cap.limit)
     if cap_400 == "always":
         return capped
+    if cap_400 == "once-per-event":
+        return pl.when((diff > cap.limit) & ~_upgrade(upgrade)).then(diff).otherwise(capped)
     return pl.when(ro >= cap.exempt_from).then(diff).otherwise(capped)
 
 
-def is_capped(ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400) -> pl.Expr:
+def is_capped(
+    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
+) -> pl.Expr:
     """True where the 400-point rule changed D for this side (see :func:`capped_difference`)."""
     if cap_400 == "never":
         return pl.lit(False)
-    over = (ro - rc).abs() > cap.limit
-    return over if cap_400 == "always" else over & (ro < cap.exempt_from)
+    diff = ro - rc
+    over = diff.abs() > cap.limit
+    if cap_400 == "always":
+        return over
+    if cap_400 == "once-per-event":
+        return (diff < -cap.limit) | ((diff > cap.limit) & _upgrade(upgrade))
+    return over & (ro < cap.exempt_from)
+
+
+def _upgrade(upgrade: pl.Expr | None) -> pl.Expr:
+    if upgrade is None:
+        raise ValueError("the once-per-event 400-point rule needs each side's upgrade flag")
+    return upgrade.fill_null(False)
 
 
 def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
@@ -299,10 +325,14 @@ def initial_rating(
 ) -> pl.Expr:
     """Initial rating Ru of an unrated player from a pool of games against rated opponents.
 
-    Two fictitious opponents rated 1800, both drawn, are added (``rule.fictitious_games``,
-    ``rule.fictitious_rating``): N = n + 2, S = sum + 3600, W' = W + 1; Ra = S / N; p = W' / N rounded
-    to two decimals (half up); Ru = Ra + dp(p), rounded to a whole number (half up), at most 2200
-    (``rule.maximum``).
+    2024 (``rule.per_half_point`` None): two fictitious opponents rated 1800, both drawn, are added
+    (``rule.fictitious_games``, ``rule.fictitious_rating``): N = n + 2, S = sum + 3600, W' = W + 1;
+    Ra = S / N; p = W' / N rounded to two decimals (half up); Ru = Ra + dp(p), rounded to a whole number
+    (half up), at most 2200 (``rule.maximum``).
+
+    2022 (``rule.per_half_point`` 20): Ra = sum / n; at 50 % Ru = Ra; above, Ru = Ra + 20 for each half
+    point scored over 50 % (2W - n half points); below, Ru = Ra + dp(p), p = W / n rounded to two
+    decimals (half up); Ru rounded to a whole number (half up); no maximum.
 
     Args:
         opponents_sum: Sum of the pooled opponents' ratings, points (Int64).
@@ -311,16 +341,30 @@ def initial_rating(
         rule: The numbers of first ratings (the rule set's ``first_rating``).
 
     Returns:
-        Ru in rating points (Int64); whether it is published (n >= 5, Ru >= 1400) is decided by the caller.
+        Ru in rating points (Int64); whether it is published (n >= 5, Ru at or above the floor) is
+        decided by the caller.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.2.2-8.2.3 and table 8.1.1; exact integer recipe and
-        the published first rating F-N01 (1922) in ``fide-rules.md`` section 6.
+        the published first rating F-N01 (1922) in ``fide-rules.md`` section 6. B.02 (2022) 8.2.2-8.2.3
+        (``fide-rules.md`` section 0, [S2]).
+
+    >>> import polars as pl
+    >>> from elo_batch.rules.sets import FIRST_RATING_2022
+    >>> pool = pl.DataFrame({"s": [9000, 9000, 9000], "n": [5, 5, 5], "w2": [5, 7, 3]})
+    >>> ru = initial_rating(pl.col("s"), pl.col("n"), pl.col("w2"), FIRST_RATING_2022).alias("ru")
+    >>> pool.select(ru)["ru"].to_list()  # 50 %: Ra; 3.5/5: + 2 x 20; 1.5/5 = .30: dp -149
+    [1800, 1840, 1651]
     """
     extra = rule.fictitious_games  # each drawn: one half point each
     big_n = n + extra
     p100 = half_up_div(100 * (w2 + extra), 2 * big_n)
     dp = pl.lit(dp_by_p100()).gather(p100.clip(0, 100))
     s = opponents_sum + extra * rule.fictitious_rating
+    if rule.per_half_point is not None:  # the 2022 rule: + per_half_point for each half point above 50 %
+        above = w2 - n  # half points over 50 % (50 % of n games is n half points)
+        dp = pl.when(above > 0).then(rule.per_half_point * above).when(above == 0).then(0).otherwise(dp)
     ru = (2 * s + 2 * big_n * dp + big_n) // (2 * big_n)
+    if rule.maximum is None:
+        return ru.cast(pl.Int64)
     return pl.min_horizontal(ru, pl.lit(rule.maximum)).cast(pl.Int64)

@@ -9,7 +9,7 @@ force, and the K rules are wired once (:func:`k_of`), for this period's K and th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import polars as pl
 
@@ -18,10 +18,12 @@ from elo_batch.config import next_period
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.engine.lifecycle import pool_first_ratings
+from elo_batch.engine.listchanges import one_off
 from elo_batch.engine.prepass import ENGINE, Prepared
 from elo_batch.engine.sums import Sums
 from elo_batch.inputs.names import unescape
 from elo_batch.inputs.ratinglist import LIST_SCHEMA
+from elo_batch.rules.bands import Bands, default_bands
 from elo_batch.rules.sets import RuleSet
 
 
@@ -57,7 +59,7 @@ class Finished:
     counted_rows: int
 
 
-def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str) -> Finished:
+def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands: Bands | None = None) -> Finished:
     """The finalize of one period.
 
     Args:
@@ -65,6 +67,7 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str) -> Fin
         sums: The reduced sums of all chunks (:func:`elo_batch.engine.sums.reduce_sums`).
         rules: The period's rule set.
         period: Month of play, ``YYYY-MM``.
+        bands: The band table of the new list's ``band`` (default: :func:`elo_batch.rules.bands.default_bands`).
 
     Returns:
         The players with K and change, the new list, the first ratings' flags and the counted rows.
@@ -81,7 +84,8 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str) -> Fin
     players = _players(sums.players, pending, prepared, pools, rules, period)
     if sums.by_game is not None:
         players = _change_by_game(players, sums.by_game)
-    ratings = _finish_list(players.lazy().filter(s.OUTPUT), rules, period).sort(c.PLAYER_ID).collect(engine=ENGINE)
+    new_list = _finish_list(players.lazy().filter(s.OUTPUT), rules, period, bands or default_bands())
+    ratings = new_list.sort(c.PLAYER_ID).collect(engine=ENGINE)
     return Finished(players, ratings, flags, sums.rated_rows + flags.published.len())
 
 
@@ -226,8 +230,9 @@ def _change_by_game(players: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFram
     )
 
 
-def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyFrame:
-    """The new list: rating, status and the player state the next period needs."""
+def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Bands) -> pl.LazyFrame:
+    """The new list: rating (after the floor, then the rule set's one-time change), status, band and the
+    player state the next period needs."""
     was_rated = pl.col(c.RATING).is_not_null()
     n = pl.col(s.N).fill_null(0)
     published = pl.col(s.PUBLISHED).fill_null(False)
@@ -236,6 +241,11 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
         after = pl.when(after >= rules.floor).then(after)
     rating = pl.when(was_rated).then(after).when(published).then(pl.col(s.RU))
     players = players.with_columns(rating.alias(s.RATING_AFTER))
+    changed = one_off(pl.col(s.RATING_AFTER), rules, players.collect_schema())
+    if changed is not None:  # after the floor of the period's rules (kernels/listchanges.py)
+        players = players.with_columns(changed.alias(s.ADJUSTMENT)).with_columns(
+            (pl.col(s.RATING_AFTER) + pl.col(s.ADJUSTMENT)).alias(s.RATING_AFTER)
+        )
     after_col = pl.col(s.RATING_AFTER)
     status = (
         pl.when(was_rated & after_col.is_not_null())
@@ -257,8 +267,9 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
         (pl.col(s.REACHED_2300_BEFORE) | (after_col.fill_null(0) >= ladder.junior_below)).alias(s.REACHED_2300_AFTER),
         games_total.alias(s.GAMES_TOTAL),
     )
+    printed = rules if rules.k_next_rule is None else replace(rules, k_rule=rules.k_next_rule)
     k_next = k_of(
-        rules,
+        printed,
         int(next_period(period)[:4]),
         k_list=pl.col(c.K),
         games_total=pl.col(s.GAMES_TOTAL),
@@ -289,11 +300,15 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyF
         s.written_rating(after_col, rules.rounding).alias(c.RATING),
         s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
         (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),
+        (
+            s.written_rating(pl.col(s.ADJUSTMENT), rules.rounding) if changed is not None else pl.lit(None, pl.Int64)
+        ).alias(c.ADJUSTMENT),
         pl.col(c.K_USED),
         games.cast(pl.Int64).alias(c.GAMES),
         score.alias(c.SCORE),
         expected.alias(c.EXPECTED_SCORE),
         status.alias(c.STATUS),
+        bands.label(after_col).alias(c.BAND),
         rp.alias(c.PERFORMANCE_RATING),
         ra.alias(c.OPPONENTS_AVERAGE),
         pl.when(after_col.is_not_null()).then(k_next).alias(c.K),

@@ -27,7 +27,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
-from elo_batch.engine import eventrows, prepass
+from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
@@ -35,10 +35,12 @@ from elo_batch.engine.events import START_PERIOD
 from elo_batch.engine.finish import finalize
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
-from elo_batch.inputs.ratinglist import as_list_in_force
+from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
 from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
-from elo_batch.rules.sets import RuleSet
+from elo_batch.rules import bands as band_rules
+from elo_batch.rules.bands import Bands
+from elo_batch.rules.sets import Compression, Raise, RuleSet
 
 #: Polars engine of the heavy queries (see :data:`elo_batch.engine.prepass.ENGINE`).
 ENGINE: Final = prepass.ENGINE
@@ -84,6 +86,7 @@ class PeriodResult:
         unlisted: Ids of the period's players absent from the list in force, in order of first
             appearance (empty without a list: every player is taken from the games).
         events_file: The events file read (for the manifest), or None.
+        band_moves: Players whose band went (up, down), among those with a band before and after.
     """
 
     period: str
@@ -96,9 +99,12 @@ class PeriodResult:
     warnings: tuple[str, ...]
     unlisted: pl.Series = field(default_factory=lambda: pl.Series(c.PLAYER_ID, [], pl.String))
     events_file: InputFile | None = None
+    band_moves: tuple[int, int] = (0, 0)
 
 
-def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig) -> Iterator[PeriodResult]:
+def rate_periods(
+    games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
+) -> Iterator[PeriodResult]:
     """Rate the periods of ``config`` in order, each starting from the list the previous one produced.
 
     Args:
@@ -106,6 +112,7 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
         rating_list: The list in force before the first period (``LIST_SCHEMA`` columns first), or
             None to take ratings from the game rows.
         config: The run's settings.
+        bands: The band table of the new lists (default: :func:`elo_batch.rules.bands.default_bands`).
 
     Yields:
         One :class:`PeriodResult` per period, in order.
@@ -119,8 +126,8 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
     started = _start_months(games, config.periods)
     start_lists: dict[str, pl.DataFrame | None] = {}  # the lists in force of those months, once rated
     for number, period in enumerate(config.periods):
-        if period in started:
-            start_lists[period] = current
+        if period in started:  # as the period rates it: a list rating under the floor is no rating (B.02 7.1.2)
+            start_lists[period] = unrate_below_floor(current, config.rules_for(period).floor, period)[0]
         result = rate_period(
             games,
             current,
@@ -129,6 +136,7 @@ def rate_periods(games: GamesInput, rating_list: pl.DataFrame | None, config: Ru
             add_players_from_games=rating_list is None,
             reject_undated=number == 0,
             start_lists=start_lists,
+            bands=bands,
         )
         yield result
         current = as_list_in_force(result.ratings)
@@ -155,6 +163,7 @@ def rate_period(
     add_players_from_games: bool = False,
     reject_undated: bool = True,
     start_lists: Mapping[str, pl.DataFrame | None] | None = None,
+    bands: Bands | None = None,
 ) -> PeriodResult:
     """Rate one period: expected scores, K, change, new list and audit.
 
@@ -172,6 +181,7 @@ def rate_period(
             counts each bad row once (they count there as rows of other periods).
         start_lists: The lists in force of earlier months of a range, by month: by event, the games of
             an event that started in one of them use its ratings.
+        bands: The band table of the new list's ``band`` (default: the table of ``rules/bands.csv``).
 
     Returns:
         The period's ratings, audit (a lazy plan), rejected rows and counts.
@@ -180,8 +190,15 @@ def rate_period(
         FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
+    rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
+    rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period)
     prepared = prepass.prepare(
-        games, rating_list, period, add_players_from_games=add_players_from_games, start_lists=start_lists
+        games,
+        rating_list,
+        period,
+        add_players_from_games=add_players_from_games,
+        start_lists=start_lists,
+        rules=rules,
     )
     table = prepared.table
     block = _SUM_ROWS
@@ -195,7 +212,8 @@ def rate_period(
             yield sums_kernel.partial_sums(chunk, sides, rules, prepared.players)
 
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
-    finished = finalize(prepared, totals, rules, period)
+    bands = bands or band_rules.default_bands()
+    finished = finalize(prepared, totals, rules, period, bands)
     whole = Chunk(0, table)
     every_side = RatedSides.concat(rated)
     audited = audit(
@@ -228,10 +246,27 @@ def rate_period(
         )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
-    warnings = prepared.warnings + tuple(_rule_notes(period, table, every_side))
+    up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
+    warnings = (
+        *floor_warnings,
+        *prepared.warnings,
+        *notes,
+        *_one_off_notes(finished.ratings, rules),
+        *_rule_notes(period, table, every_side),
+    )
     events_file = games.events.source if games.events is not None else None
     return PeriodResult(
-        period, rules, finished.ratings, audited, audit_rows, rejected, counts, warnings, unlisted, events_file
+        period,
+        rules,
+        finished.ratings,
+        audited,
+        audit_rows,
+        rejected,
+        counts,
+        warnings,
+        unlisted,
+        events_file,
+        (up, down),
     )
 
 
@@ -242,3 +277,28 @@ def _rule_notes(period: str, table: pl.DataFrame, rated: RatedSides) -> list[str
     by_code = dict(sides.filter(sides.is_in(codes)).value_counts().iter_rows())
     waived = int((table[s.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
     return eventrows.rule_notes(period, by_code, waived)
+
+
+def _one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
+    """What the rule set's one-time list change did (column ``adjustment``)."""
+    change = rules.one_off
+    if change is None:
+        return []
+    moved = int((ratings[c.ADJUSTMENT].fill_null(0) != 0).sum())
+    if isinstance(change, Compression):
+        return [
+            f"the 1 March 2024 compression: {moved} rating(s) under {change.below} raised by "
+            f"{change.numerator / change.denominator:g} x ({change.below} - R)"
+            + (", rounded" if rules.rounding != "none" else "")
+            + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
+        ]
+    assert isinstance(change, Raise)
+    if c.STANDARD_RATING not in ratings.columns:
+        return [
+            f"the 1 October 2022 {rules.list_kind} raise needs the list's {c.STANDARD_RATING}: none was given, "
+            "no rating was raised"
+        ]
+    return [
+        f"the 1 October 2022 {rules.list_kind} raise: {moved} rating(s) more than {change.margin} below the "
+        f"standard rating raised to standard - {change.margin} (column {c.ADJUSTMENT})"
+    ]

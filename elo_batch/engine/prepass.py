@@ -11,7 +11,9 @@ map needs nothing of the other chunks:
   across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
 - the pools of unrated players from earlier periods (the list's ``pending`` column);
 - the event facts of each row (:mod:`elo_batch.engine.eventrows`): the ratings of the list at the
-  event's start, and the event rules (B.02 6.1, 6.2, 8.2.4) as columns.
+  event's start, and the event rules (B.02 6.1, 6.2, 8.2.4) as columns;
+- under the once-per-event 400-point rule (2022), each player's one upgrade per event
+  (:mod:`elo_batch.engine.upgrades`), decided after the event columns, with the ratings they give.
 
 A newcomer's first event is not a column: it is the event with the earliest date (then row) among the
 newcomer's pending sides, decided in :mod:`elo_batch.engine.finish` from the pending sides that every
@@ -28,10 +30,11 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.engine import eventrows
+from elo_batch.engine import eventrows, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.validate import GamesInput
+from elo_batch.rules.sets import RuleSet
 
 Engine = Literal["in-memory", "streaming"]
 #: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
@@ -76,6 +79,7 @@ def prepare(
     *,
     add_players_from_games: bool = False,
     start_lists: Mapping[str, pl.DataFrame | None] | None = None,
+    rules: RuleSet | None = None,
 ) -> Prepared:
     """The pre-pass of one period.
 
@@ -88,6 +92,8 @@ def prepare(
             from the game rows (a range run without a list).
         start_lists: The lists in force of earlier months of a range, by month, that events of this
             period started in (see :func:`elo_batch.engine.eventrows.period_events`).
+        rules: The period's rule set: under the once-per-event 400-point rule (2022), each player's one
+            upgrade per event is marked on the table (:func:`elo_batch.engine.upgrades.mark`).
 
     Returns:
         The period's list, player index and table (with the event columns).
@@ -105,6 +111,8 @@ def prepare(
     table = eventrows.event_columns(table, events)
     if events is not None:
         warnings += eventrows.start_note(events, table)
+    if rules is not None:
+        table = upgrades.mark(table, list_rating, rules)
     return Prepared(listed, ids, table, list_rating, tuple(warnings), events)
 
 

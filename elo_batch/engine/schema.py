@@ -34,6 +34,8 @@ DUPLICATE: Final = "duplicate"  # Boolean: an exact repeat of an earlier row wit
 SCORE100: Final = "score100"  # Int16: white's (the player's) score in hundredths: 100, 50, 0
 WHITE: Final = "__w"  # UInt32: dense index of white (the player of a one-sided row)
 BLACK: Final = "__b"  # UInt32: dense index of black (the opponent; null when a one-sided row names none)
+WHITE_UP: Final = "__w_up"  # Boolean: white's one 400-point upgrade of the event (2022 rule, kernels/upgrades.py)
+BLACK_UP: Final = "__b_up"  # Boolean: black's, likewise
 #: Columns of the period table besides the two indices: what the sums and the audit need of each row,
 #: ids and names excluded.
 TABLE: Final = (
@@ -77,6 +79,7 @@ RC_LIST: Final = "__rc_list"  # the opponent's rating on the list in force
 CODE: Final = "__code"  # UInt8: why the side does not count (0: it counts; see the codes below)
 PD: Final = "__pd100"  # PD in hundredths: Int8 (table 8.1.2) or Float64 (formula); null when not rated
 RATED: Final = "__rated"  # Boolean: the side counts for a rated player (CODE == 0)
+UPGRADE: Final = "__upgrade"  # Boolean: the side's one 400-point upgrade of the event (WHITE_UP / BLACK_UP)
 HAS_SIDE: Final = "__has_side"  # Boolean: the row has this side (a one-sided row has no black side)
 OWN_LATE: Final = "__late"  # Boolean: the side's player had no rating at the event's start (8.2.4)
 OPP_LATE: Final = "__opp_late"  # Boolean: the opponent had none
@@ -125,6 +128,8 @@ REACHED_2300_BEFORE: Final = "__reached_2300_before"  # ... 2300, or 2400 (the j
 REACHED_2400_AFTER: Final = "__reached_2400"  # ... the new rating included
 REACHED_2300_AFTER: Final = "__reached_2300"
 GAMES_TOTAL: Final = "__games_total"  # rated games including this period's
+SEEDED: Final = "__seeded"  # Boolean: rated at the standard rating this period (R&B 7.2.1, kernels/listchanges.py)
+ADJUSTMENT: Final = "__adjustment"  # points the one-time list change added (kernels/listchanges.py)
 
 # first ratings (see elo_batch.engine.lifecycle): one row per unrated player with pooled games
 PUBLISHED: Final = "__published"  # Boolean: a first rating is published this period

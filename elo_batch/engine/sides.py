@@ -15,6 +15,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
+from elo_batch.errors import InternalError
 from elo_batch.rules.sets import RuleSet
 
 
@@ -97,12 +98,26 @@ def side_view(white: bool) -> list[pl.Expr]:
     ]
 
 
+def side_upgrade(white: bool, rules: RuleSet) -> list[pl.Expr]:
+    """The side's upgrade flag (``__upgrade``) under the once-per-event 400-point rule, else nothing: the
+    column :func:`elo_batch.engine.upgrades.mark` set on the period table before it was cut."""
+    if rules.cap_400 != "once-per-event":
+        return []
+    return [pl.col(s.WHITE_UP if white else s.BLACK_UP).alias(s.UPGRADE)]
+
+
+def upgrade_of(rules: RuleSet) -> pl.Expr | None:
+    """The ``upgrade`` argument of :func:`elo_batch.engine.expressions.capped_difference` for a side (``__upgrade``)."""
+    return pl.col(s.UPGRADE) if rules.cap_400 == "once-per-event" else None
+
+
 def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
     """The rating used for each game side, whether it counts (``__code``) and PD.
 
     Args:
         sides: Game sides (:func:`side_view`) with the row's ``one_sided``, ``forfeit``, ``duplicate``
-            and ``__event_rule``.
+            and ``__event_rule`` (and ``__upgrade``, :func:`side_upgrade`, under the once-per-event
+            400-point rule).
         list_rating: The rating on the list in force by dense index (null: unrated or unlisted).
         rules: The period's rule set.
 
@@ -151,7 +166,8 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         .otherwise(s.COUNTED)
         .cast(pl.UInt8)
     )
-    pd100 = engine.expected_score_100(engine.capped_difference(ro, rc, rules.cap_400, rules.cap), rules.expected)
+    d = engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade_of(rules))
+    pd100 = engine.expected_score_100(d, rules.expected)
     return sides.with_columns(code.alias(s.CODE)).with_columns(
         pl.when(pl.col(s.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(s.PD)
     )
@@ -169,9 +185,17 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
         The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
     row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE]
+    if rules.cap_400 == "once-per-event" and s.WHITE_UP not in chunk.rows.columns:
+        raise InternalError(
+            f"rule set {rules.name}: the period table has no 400-point upgrade marks",
+            hint="this is a bug in elo-batch: the pre-pass must be given the rule set "
+            "(elo_batch.engine.prepass.prepare(..., rules=rules)); please report it.",
+        )
     white, black = pl.collect_all(
         [
-            rate(chunk.rows.lazy().select(*row, *side_view(is_white)), list_rating, rules).select(s.RATED_SIDE)
+            rate(
+                chunk.rows.lazy().select(*row, *side_view(is_white), *side_upgrade(is_white, rules)), list_rating, rules
+            ).select(s.RATED_SIDE)
             for is_white in (True, False)
         ],
         engine="in-memory",
@@ -181,12 +205,13 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
 
 def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     """Rated game sides (``rating``, ``opponent_rating``, ``__code``, ``__pd100``, ``__score100``, see
-    :func:`rate`) completed: ``__rated``, ``rating_diff`` (D after the 400-point rule), ``capped`` and
-    ``__dev100`` (score - PD, hundredths), each null when the side does not count."""
-    ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
+    :func:`rate`, and ``__upgrade`` under the once-per-event 400-point rule) completed: ``__rated``,
+    ``rating_diff`` (D after the 400-point rule), ``capped`` and ``__dev100`` (score - PD, hundredths),
+    each null when the side does not count."""
+    ro, rc, upgrade = pl.col(c.RATING), pl.col(c.OPPONENT_RATING), upgrade_of(rules)
     sides = sides.with_columns((pl.col(s.CODE) == s.COUNTED).alias(s.RATED))
     return sides.with_columns(
-        pl.when(s.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap)).alias(c.RATING_DIFF),
-        pl.when(s.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap)).alias(c.CAPPED),
+        pl.when(s.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.RATING_DIFF),
+        pl.when(s.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.CAPPED),
         (pl.col(s.SIDE_SCORE) - pl.col(s.PD)).alias(s.DEV),
     )

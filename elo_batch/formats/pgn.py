@@ -8,24 +8,29 @@ contract's columns (``../shared/spec/interface.md``) with polars expressions:
   is no id, flagged in ``white_id_from_name`` / ``black_id_from_name`` (names never identify a player
   reliably: two "Smith, J." are one id).
 - ``[WhiteElo]`` / ``[BlackElo]`` -> ``white_rating`` / ``black_rating`` (empty, ``0``, ``?`` -> null).
-- ``[Result]``: a decided result in a game where a player made no move (fewer than two half-moves)
-  becomes a forfeit, ``+--`` / ``--+`` (FIDE B.02 5.1: unplayed games are not rated); ``*`` stays ``*``
-  and ``elo-batch run`` rejects it with its reason.
+- ``[Result]``: in a game where not both players made a move (:func:`both_moved`), a decided result
+  becomes a forfeit, ``+--`` / ``--+``, and a draw becomes ``--``, unplayed (FIDE B.02 5.1: unplayed
+  games are not rated; Laws of Chess 5.2.3: a draw by agreement needs a move by both players):
+  ``elo-batch run`` audits them, not rated. ``*`` stays ``*`` and ``run`` rejects it with its reason.
 - ``[Date]`` (``2022.01.15``): a full date -> ``date``; year and month only -> ``period``; otherwise the
   event's full ``[EventDate]`` when there is one (noted); else unknown: left empty and reported, never
   guessed. ``[EventDate]`` -> ``event_date``.
 - ``[Event]`` -> ``event_id``, ``[Round]`` -> ``round``; ``game_id`` = ``<file>#<n>``.
 
 Every game read is written; each row's ``note`` says what was flagged.
+
+Memory stays bounded whatever the input's size: files and zip members are read as streams (see
+:mod:`elo_batch.formats.pgnsource`, which also refuses zip bombs), a game at a time, and the games are
+converted :data:`BATCH_GAMES` at a time (``import_pgn`` writes each batch to a temporary Parquet file
+and streams those into the output).
 """
 
 from __future__ import annotations
 
-import codecs
-import glob
-import io
 import os
+import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -34,15 +39,19 @@ import chess
 import chess.pgn
 import polars as pl
 
-from elo_batch.errors import InputDataError, InputMissingError
-from elo_batch.inputs.gamesfile import GAMES_SCHEMA
+from elo_batch.errors import InputDataError
+from elo_batch.formats import pgnsource
+from elo_batch.inputs.gamesfile import GAMES_SCHEMA, write_error, write_games
 from elo_batch.inputs.readers import unreadable
+from elo_batch.outputs.formulas import CsvFormulas
 
 _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",
     "WhiteFideId", "BlackFideId", "WhiteElo", "BlackElo", "Result",
 )  # fmt: skip
 _DATE = r"^([0-9]{4}|\?{4})[.\-/]([0-9]{2}|\?{2})[.\-/]([0-9]{2}|\?{2})$"
+#: Games converted (and written, by :func:`import_pgn`) at a time.
+BATCH_GAMES = 50_000
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,7 @@ class ImportReport:
         sources: The files (``archive.zip:member.pgn`` for archives) read, in order.
         games: Games read (= rows written).
         forfeits: Decided results with fewer than two half-moves, written as ``+--`` / ``--+``.
-        unplayed_draws: Draws with fewer than two half-moves, kept as draws and flagged.
+        unplayed_draws: Draws with fewer than two half-moves, written as ``--`` (unplayed, not rated).
         unknown_results: Games whose result is ``*`` or missing (``elo-batch run`` rejects them).
         unknown_dates: Games without a year and month (``elo-batch run`` rejects them).
         month_only_dates: Games with year and month but no day (rated in that ``period``).
@@ -81,7 +90,7 @@ class ImportReport:
             f"{self.games} games read from {len(self.sources)} source(s); {self.events} event(s), "
             f"{self.players} player(s)",
             f"  forfeits (decided, fewer than two half-moves; written +--/--+, not rated): {self.forfeits}",
-            f"  draws without moves (kept as draws, check them): {self.unplayed_draws}",
+            f"  draws without a move by both players (unplayed; written --, not rated): {self.unplayed_draws}",
             f"  unknown results (* or none; not rated, run rejects them): {self.unknown_results}",
             f"  unknown dates (no year and month; run rejects them): {self.unknown_dates}",
             f"  dates without a day (rated in their month, column period): {self.month_only_dates}",
@@ -121,7 +130,7 @@ class _TagsAndPlies(chess.pgn.BaseVisitor[tuple[dict[str, str], int, str | None]
 
 
 def read_pgn(paths: list[str] | tuple[str, ...]) -> tuple[pl.DataFrame, ImportReport]:
-    """Read PGN files and zip archives of PGN files into a games table.
+    """Read PGN files and zip archives of PGN files into a games table in memory.
 
     Args:
         paths: ``.pgn`` files, ``.zip`` archives (every ``.pgn`` member, in name order) or glob patterns.
@@ -131,86 +140,89 @@ def read_pgn(paths: list[str] | tuple[str, ...]) -> tuple[pl.DataFrame, ImportRe
 
     Raises:
         InputMissingError: a path does not exist or cannot be read.
-        InputDataError: a zip archive is corrupt or holds no ``.pgn`` file, or a file holds no game.
+        InputDataError: a zip archive is corrupt, holds no ``.pgn`` file or would inflate past the
+            limits (:data:`~elo_batch.formats.pgnsource.MAX_RATIO`, :data:`~elo_batch.formats.pgnsource.MAX_INFLATED`),
+            or a file holds no game.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 5.1 (unplayed games are not rated); PGN standard 8.1
         (tags, ``????.??.??`` dates, ``*`` results).
     """
-    columns: dict[str, list[Any]] = {name: [] for name in ("source", "number", *_TAGS, "plies", "movetext")}
     sources: list[str] = []
-    for label, text in _sources(paths):
+    batches = list(_batches(paths, sources))
+    games = pl.concat(batches) if batches else _to_games(_raw_frame(_empty_columns()))
+    return games.select(list(GAMES_SCHEMA)), _report(games.lazy(), tuple(sources))
+
+
+def import_pgn(paths: list[str] | tuple[str, ...], out: str, *, csv_formulas: CsvFormulas = "escape") -> ImportReport:
+    """Read PGN files and zip archives (as :func:`read_pgn`) and write their games table to ``out``, in
+    bounded memory: each batch of games goes to a temporary Parquet file, and those are streamed into
+    ``out`` (see :func:`elo_batch.inputs.gamesfile.write_games`), which is written whole or not at all.
+
+    Returns:
+        The import report (``games`` = rows written).
+
+    Raises:
+        As :func:`read_pgn` and :func:`elo_batch.inputs.gamesfile.write_games`.
+    """
+    sources: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="elo-batch-pgn-") as folder:
+        parts = []
+        for number, batch in enumerate(_batches(paths, sources)):
+            parts.append(os.path.join(folder, f"{number:06d}.parquet"))
+            try:
+                batch.write_parquet(parts[-1], compression="lz4")
+            except (OSError, pl.exceptions.ComputeError) as exc:
+                hint = "the games are first written to a temporary folder: free some room there, or set TMPDIR."
+                raise write_error(exc, folder, "the temporary games files", hint) from exc
+        games = pl.scan_parquet(parts) if parts else _to_games(_raw_frame(_empty_columns())).lazy()
+        report = _report(games, tuple(sources))
+        write_games(games.select(list(GAMES_SCHEMA)), out, csv_formulas=csv_formulas)
+    return report
+
+
+def _batches(paths: list[str] | tuple[str, ...], sources: list[str]) -> Iterator[pl.DataFrame]:
+    """The games of every source, at most :data:`BATCH_GAMES` at a time (``GAMES_SCHEMA`` and flag
+    columns); each source's label is appended to ``sources`` as it is opened."""
+    for label, path, binary in pgnsource.sources(paths):
         sources.append(label)
-        handle = io.StringIO(text)
         number = tagged = 0
-        while (game := chess.pgn.read_game(handle, Visitor=_TagsAndPlies)) is not None:
-            tags, plies, movetext_result = game
-            number += 1
-            tagged += bool(tags)
-            columns["source"].append(label)
-            columns["number"].append(number)
-            for tag in _TAGS:
-                columns[tag].append(tags.get(tag))
-            columns["plies"].append(plies)
-            columns["movetext"].append(movetext_result)
+        columns = _empty_columns()
+        try:
+            handle = pgnsource.text(binary)
+            while (game := chess.pgn.read_game(handle, Visitor=_TagsAndPlies)) is not None:
+                tags, plies, movetext_result = game
+                number += 1
+                tagged += bool(tags)
+                columns["source"].append(label)
+                columns["number"].append(number)
+                for tag in _TAGS:
+                    columns[tag].append(tags.get(tag))
+                columns["plies"].append(plies)
+                columns["movetext"].append(movetext_result)
+                if len(columns["source"]) == BATCH_GAMES:
+                    yield _to_games(_raw_frame(columns))
+                    columns = _empty_columns()
+        except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # a member's data is damaged
+            raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
+        except OSError as exc:
+            raise unreadable(exc, path) from exc
         if tagged == 0:
             raise InputDataError(
                 "no PGN game found", path=label, hint='a PGN game starts with tag pairs such as [Event "..."].'
             )
-    raw = pl.DataFrame(columns, schema={**{name: pl.String for name in columns}, "number": pl.Int64, "plies": pl.Int64})
-    games = _to_games(raw)
-    return games.select(list(GAMES_SCHEMA)), _report(games, tuple(sources))
+        if columns["source"]:
+            yield _to_games(_raw_frame(columns))
 
 
-def _sources(paths: list[str] | tuple[str, ...]) -> Iterator[tuple[str, str]]:
-    """(label, text) of every PGN file named by ``paths``; archives yield one entry per member."""
-    files: list[str] = []
-    for given in paths:
-        if glob.has_magic(given) and not os.path.exists(given):
-            matched = sorted(glob.glob(given, recursive=True))
-            if not matched:
-                raise InputMissingError("no file matches this pattern", path=given)
-            files.extend(matched)
-        else:
-            files.append(given)
-    names = [os.path.basename(f) for f in files]
-    use_path = len(set(names)) != len(names)  # two files of one name: label them by path
-    for path, name in zip(files, names, strict=True):
-        label = path if use_path else name
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise unreadable(exc, path) from exc
-        if zipfile.is_zipfile(io.BytesIO(data)):
-            yield from _archive_members(data, path, label)
-        else:
-            yield label, _decode(data)
+def _empty_columns() -> dict[str, list[Any]]:
+    return {name: [] for name in ("source", "number", *_TAGS, "plies", "movetext")}
 
 
-def _archive_members(data: bytes, path: str, label: str) -> Iterator[tuple[str, str]]:
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            members = sorted(n for n in archive.namelist() if n.lower().endswith(".pgn"))
-            if not members:
-                raise InputDataError(
-                    "the zip archive holds no .pgn file", path=path, hint="only members ending in .pgn are read."
-                )
-            for member in members:
-                yield f"{label}:{member}", _decode(archive.read(member))
-    except zipfile.BadZipFile as exc:
-        raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
-
-
-def _decode(data: bytes) -> str:
-    """PGN text: UTF-8 (with or without BOM) or UTF-16 with a BOM, else Windows-1252 as many older
-    PGN files are (a collection mixing encodings keeps its games; an undefined byte becomes U+FFFD)."""
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
+def _raw_frame(columns: dict[str, list[Any]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        columns, schema={**{name: pl.String for name in columns}, "number": pl.Int64, "plies": pl.Int64}
+    )
 
 
 def _clean(name: str) -> pl.Expr:
@@ -229,6 +241,19 @@ def _rating(name: str) -> pl.Expr:
 def _fide_id(name: str) -> pl.Expr:
     value = _clean(name)
     return pl.when(value != "0").then(value)
+
+
+def both_moved(plies: pl.Expr) -> pl.Expr:
+    """True where both players made at least one move: the game's main line has two half-moves or more.
+
+    References:
+        FIDE Rating Regulations (B.02, 2024) 5.1: "any game where both players have made at least one move
+        will be rated"; Laws of Chess 5.2.3 (a draw by agreement once both players have made a move).
+
+    >>> pl.select(both_moved(pl.lit(pl.Series([0, 1, 2])))).to_series().to_list()
+    [False, False, True]
+    """
+    return plies >= 2
 
 
 def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
@@ -250,8 +275,9 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     from_event = ~known_month.fill_null(False) & event_date.is_not_null()
     date = pl.when(from_event).then(event_date).otherwise(date)
     result = pl.coalesce(_clean("Result"), pl.col("movetext"))
-    unplayed = pl.col("plies") < 2
+    unplayed = ~both_moved(pl.col("plies"))
     forfeit = unplayed & result.is_in(["1-0", "0-1"])
+    unplayed_draw = unplayed & (result == "1/2-1/2")
     white_fide, black_fide = _fide_id("WhiteFideId"), _fide_id("BlackFideId")
     frame = raw.with_columns(
         pl.format("{}#{}", "source", "number").alias("game_id"),
@@ -265,6 +291,8 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         _rating("BlackElo").alias("black_rating"),
         pl.when(forfeit)
         .then(pl.when(result == "1-0").then(pl.lit("+--")).otherwise(pl.lit("--+")))
+        .when(unplayed_draw)
+        .then(pl.lit("--"))
         .otherwise(result)
         .alias("result"),
         _clean("White").alias("white_name"),
@@ -273,7 +301,7 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         (black_fide.is_null() & _clean("Black").is_not_null()).alias("black_id_from_name"),
         event_date.alias("event_date"),
         forfeit.fill_null(False).alias("__forfeit"),
-        (unplayed & (result == "1/2-1/2")).fill_null(False).alias("__unplayed_draw"),
+        unplayed_draw.fill_null(False).alias("__unplayed_draw"),
         (result.is_null() | (result == "*")).alias("__unknown_result"),
         (~known_month.fill_null(False) & ~from_event).alias("__unknown_date"),
         from_event.alias("__date_from_event"),
@@ -283,7 +311,9 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     plies_note = pl.when(pl.col("plies") == 0).then(pl.lit("no moves")).otherwise(pl.lit("one half-move only"))
     notes = [
         pl.when("__forfeit").then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
-        pl.when("__unplayed_draw").then(pl.format("{}: drawn without play? kept as a draw, check it", plies_note)),
+        pl.when("__unplayed_draw").then(
+            pl.format("{}: a draw without a move by both players is unplayed, not rated (FIDE B.02 5.1)", plies_note)
+        ),
         pl.when("__unknown_result").then(
             pl.format("result '{}' is not a final result: not rated", pl.coalesce(_clean("Result"), pl.lit("")))
         ),
@@ -310,16 +340,21 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     return frame.select(*GAMES_SCHEMA, *flags).cast(GAMES_SCHEMA)  # type: ignore[arg-type]
 
 
-def _report(games: pl.DataFrame, sources: tuple[str, ...]) -> ImportReport:
-    counts = games.select(
-        pl.col("__forfeit").sum().alias("forfeits"),
-        pl.col("__unplayed_draw").sum().alias("unplayed_draws"),
-        pl.col("__unknown_result").sum().alias("unknown_results"),
-        (pl.col("__unknown_date") | pl.col("__bad_date")).sum().alias("unknown_dates"),
-        pl.col("__month_only").sum().alias("month_only_dates"),
-        (pl.col("white_id_from_name") | pl.col("black_id_from_name")).sum().alias("ids_from_names"),
-        (pl.col("white_rating").is_null() | pl.col("black_rating").is_null()).sum().alias("missing_ratings"),
-        pl.col("event_id").n_unique().alias("events"),
-        pl.concat([pl.col("white_id"), pl.col("black_id")]).drop_nulls().n_unique().alias("players"),
-    ).row(0, named=True)
-    return ImportReport(sources=sources, games=games.height, **{k: int(v) for k, v in counts.items()})
+def _report(games: pl.LazyFrame, sources: tuple[str, ...]) -> ImportReport:
+    counts = (
+        games.select(
+            pl.len().alias("games"),
+            pl.col("__forfeit").sum().alias("forfeits"),
+            pl.col("__unplayed_draw").sum().alias("unplayed_draws"),
+            pl.col("__unknown_result").sum().alias("unknown_results"),
+            (pl.col("__unknown_date") | pl.col("__bad_date")).sum().alias("unknown_dates"),
+            pl.col("__month_only").sum().alias("month_only_dates"),
+            (pl.col("white_id_from_name") | pl.col("black_id_from_name")).sum().alias("ids_from_names"),
+            (pl.col("white_rating").is_null() | pl.col("black_rating").is_null()).sum().alias("missing_ratings"),
+            pl.col("event_id").n_unique().alias("events"),
+            pl.concat([pl.col("white_id"), pl.col("black_id")]).drop_nulls().n_unique().alias("players"),
+        )
+        .collect(engine="streaming")
+        .row(0, named=True)
+    )
+    return ImportReport(sources=sources, **{k: int(v) for k, v in counts.items()})

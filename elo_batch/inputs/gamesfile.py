@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 
 import polars as pl
 
 from elo_batch.errors import OutputError, UsageError
 from elo_batch.outputs import objectstore
-from elo_batch.outputs.encode import table_bytes
+from elo_batch.outputs.encode import Format, os_error, table_bytes, write_table
+from elo_batch.outputs.formulas import CsvFormulas
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {
@@ -33,16 +35,23 @@ GAMES_SCHEMA: dict[str, pl.DataType] = {
 }
 
 
-def write_games(games: pl.DataFrame, out: str) -> str:
-    """Write the games table whole or not at all: CSV when ``out`` ends in ``.csv``, else Parquet (zstd).
+def write_games(
+    games: pl.DataFrame | pl.LazyFrame, out: str, *, csv_formulas: CsvFormulas = "escape", name: str = "games"
+) -> str:
+    """Write the games table (or another imported table: ``name``) whole or not at all: CSV when ``out``
+    ends in ``.csv``, else Parquet (zstd).
 
     A local file is written beside its target and renamed into place, so a reader never sees half a
     file; an object-store URI (``s3://bucket/key``) is one PUT, which an object store makes visible
     whole.
 
     Args:
-        games: The imported games (one row per game).
+        games: The imported games (one row per game); a lazy frame is streamed into the file (an
+            object is first streamed into a local temporary file), never whole in memory.
         out: A file path (or ``file:`` URL) or an object-store URI.
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
+            quote; ids and numbers never) or ``keep``; see :mod:`elo_batch.outputs.formulas`.
+        name: What the table is, in messages: ``games``, or ``list`` for a rating list.
 
     Returns:
         ``out`` (a ``file:`` URL as the path it names).
@@ -54,10 +63,18 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     suffix = os.path.splitext(out.rstrip("/"))[1].lower()
     if suffix not in (".csv", ".parquet", ".pq"):
         raise UsageError(
-            f"cannot tell the file type of {out!r}", column="-o", hint="name the output games.parquet or games.csv."
+            f"cannot tell the file type of {out!r}", column="-o", hint=f"name the output {name}.parquet or {name}.csv."
         )
-    data = table_bytes(games, "csv" if suffix == ".csv" else "parquet")
+    fmt: Format = "csv" if suffix == ".csv" else "parquet"
     if objectstore.is_object_store(out):
+        if isinstance(games, pl.LazyFrame):
+            with tempfile.TemporaryDirectory(prefix="elo-batch-") as folder:
+                local = os.path.join(folder, f"{name}{suffix}")
+                write_table(games, local, fmt, csv_formulas)
+                with open(local, "rb") as handle:
+                    data = handle.read()
+        else:
+            data = table_bytes(games, fmt, csv_formulas=csv_formulas)
         objectstore.put_object(out, data)
         return out
     out = objectstore.local_path(out)
@@ -65,15 +82,29 @@ def write_games(games: pl.DataFrame, out: str) -> str:
     temporary = os.path.join(folder, f".{os.path.basename(out)}.{uuid.uuid4().hex[:12]}.tmp")
     try:
         os.makedirs(folder, exist_ok=True)
-        with open(temporary, "wb") as handle:
-            handle.write(data)
+        write_table(games, temporary, fmt, csv_formulas)
         os.replace(temporary, out)
-    except OSError as exc:
+    except (OSError, pl.exceptions.ComputeError) as exc:
         if os.path.exists(temporary):
             os.remove(temporary)
-        raise OutputError(
-            f"cannot write the games file ({exc.strerror or exc})",
-            path=out,
-            hint="check that the folder is writable and the disk has room.",
+        raise write_error(
+            exc, out, f"the {name} file", "check that the folder is writable and the disk has room."
         ) from exc
     return out
+
+
+def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str, hint: str) -> OutputError:
+    """The error (exit 73) for a file that cannot be written: an OSError, or polars' error for one
+    (a full disk while it writes Parquet).
+
+    Raises:
+        pl.exceptions.ComputeError: ``exc`` itself, when it is a fault of the plan, not of the disk.
+    """
+    error = os_error(exc, path)  # polars' error for a file it could not write: the OS error inside
+    if error is None:
+        if isinstance(exc, OSError):
+            error = exc
+        else:
+            raise exc
+    reason = error.strerror or str(error)
+    return OutputError(f"cannot write {what} ({reason})", path=path, hint=hint)

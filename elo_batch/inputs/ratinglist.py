@@ -3,7 +3,8 @@
 A list problem stops the run (exit 65): the list is the base of every new rating, so a guessed value
 would publish a wrong rating. Columns written by an earlier run that describe that run's period
 (``change``, ``games``, ...) are dropped; the player state (``k``, ``games_total``, ...) is kept, and
-any other column passes through to the new list unchanged.
+any other column passes through to the new list unchanged. A ``rating`` of 0 is "no rating" (FIDE's own
+list download and pairing programs write unrated so), as an empty cell is.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ LIST_SCHEMA: dict[str, pl.DataType] = {
 #: Columns of an earlier run's output that describe its own period; not carried forward.
 PERIOD_OUTPUT = (
     c.PERIOD, c.RATING_BEFORE, c.CHANGE, c.K_USED, c.GAMES, c.SCORE, c.EXPECTED_SCORE, c.STATUS,
-    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE,
+    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.ADJUSTMENT, c.BAND,
 )  # fmt: skip
 
 #: Most rated games a list may give a player (a count above it is a damaged cell, not a career).
@@ -155,6 +156,43 @@ def check_pending(table: pl.DataFrame, first_period: str | None, path: str) -> N
         )
 
 
+#: Players named in the warning about list ratings under the floor (the warning counts them all).
+FLOOR_SHOWN = 5
+
+
+def unrate_below_floor(
+    table: pl.DataFrame | None, floor: int | None, period: str
+) -> tuple[pl.DataFrame | None, list[str]]:
+    """The list in force with every rating under the rule set's floor made empty: such a player is unrated.
+
+    FIDE's list holds no rating under the floor (1400 since 1 March 2024, B.02 7.1.2): a player whose
+    rating fell under it is unrated on the next list and needs a new initial rating (7.2.1). A copy of the
+    list that still holds such a rating (third-party copies of FIDE's data do) is read as FIDE publishes
+    it: the player is unrated, in his own calculation and in his opponents'.
+
+    Args:
+        table: The list in force (``LIST_SCHEMA`` columns first), or None (no list: nothing to do).
+        floor: The period's rule set's floor (:attr:`elo_batch.rules.sets.RuleSet.floor`); None: no floor.
+        period: The period rated, for the warning.
+
+    Returns:
+        The list (unchanged when no rating is under the floor), and a warning counting the ratings made
+        empty (none when there are none).
+    """
+    if table is None or floor is None:
+        return table, []
+    under = pl.col(c.RATING) < floor
+    found = table.filter(under).select(c.PLAYER_ID, c.RATING)
+    if not found.height:
+        return table, []
+    shown = ", ".join(f"{player} ({rating:g})" for player, rating in found.head(FLOOR_SHOWN).iter_rows())
+    warning = (
+        f"{period}: {found.height} list rating(s) under the floor {floor} are unrated, as FIDE's list holds no "
+        f"rating under it (B.02 7.1.2): {shown}{', ...' if found.height > FLOOR_SHOWN else ''}"
+    )
+    return table.with_columns(pl.when(~under).then(pl.col(c.RATING)).alias(c.RATING)), [warning]
+
+
 def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
     """A rating list written by a period, as the next period reads it (what ``--ratings`` would load).
 
@@ -195,9 +233,10 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
     frame = frame.drop(RAGGED, strict=False)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     id_type = _id_type(frame.schema)
+    rating = _number(frame, c.RATING, fractional)
     parsed = {
         c.PLAYER_ID: pl.col(c.PLAYER_ID) if id_type == pl.Int64 else text_column(frame.schema, c.PLAYER_ID),
-        c.RATING: _number(frame, c.RATING, fractional),
+        c.RATING: pl.when(rating != 0).then(rating),  # 0: no rating
         c.K: _number(frame, c.K, False),
         c.BIRTH_YEAR: _number(frame, c.BIRTH_YEAR, False),
         c.GAMES_TOTAL: _number(frame, c.GAMES_TOTAL, False),
@@ -232,7 +271,7 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         (
             c.RATING,
             lambda: rating_out_of_range(parsed[c.RATING]),
-            f"is out of range; expected {RATING_RANGE}",
+            f"is out of range; expected {RATING_RANGE} (0 or empty = unrated)",
         ),
         (
             c.K,
@@ -257,15 +296,34 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
         (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
     ]
-    extras = [n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW)]
+    extras = [
+        n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)
+    ]
+    if c.STANDARD_RATING in frame.columns:  # rapid and blitz lists: a rating, checked as one (R&B 7.2.1)
+        parsed[c.STANDARD_RATING] = _number(frame, c.STANDARD_RATING, fractional)
+        rules += [
+            (
+                c.STANDARD_RATING,
+                lambda: _bad_number(frame, c.STANDARD_RATING, fractional),
+                "is not a standard rating; expected "
+                + ("a number" if fractional else "a whole number")
+                + " of rating points, or empty for none",
+            ),
+            (
+                c.STANDARD_RATING,
+                lambda: rating_out_of_range(parsed[c.STANDARD_RATING]),
+                f"is out of range; expected {RATING_RANGE}",
+            ),
+        ]
     rules += [  # a pass-through date is written to the new list: polars cannot write one out of range
         (name, _date_out_of_range(frame, name), "is out of range; expected a date from 0000-01-01 to 9999-12-31")
         for name in extras
         if is_date_type(frame.schema[name])
     ]
     _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
+    standard = pl.Float64() if fractional else pl.Int64()
     return frame.select(
-        *[expr.cast(list_schema(id_type)[name]).alias(name) for name, expr in parsed.items()],
+        *[expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()],
         *extras,
         c.SOURCE_FILE,
         c.SOURCE_ROW,

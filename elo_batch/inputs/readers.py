@@ -15,17 +15,14 @@ from __future__ import annotations
 import codecs
 import concurrent.futures
 import contextlib
-import csv
 import glob
-import gzip
 import hashlib
 import io
 import os
 import re
-import zlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import polars.selectors as cs
@@ -33,6 +30,9 @@ import polars.selectors as cs
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs.names import escape, unescape
+
+if TYPE_CHECKING:
+    from elo_batch.inputs import textfile
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -73,6 +73,12 @@ class InputFile:
         """What the rows read have in ``source_file``: ``path``, or null for a frame without a name."""
         return None if self.unnamed else self.path
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column of the file as the tables hold it (normalised and escaped, see
+        :func:`held_names`), read or not (see ``columns`` of :func:`read_table`)."""
+        return tuple(escape(_normalise(name)) for name in self.header)
+
 
 @dataclass(frozen=True)
 class FrameInput:
@@ -111,7 +117,7 @@ def frame_rows(source: FrameInput) -> int:
 
 
 def read_frame(
-    source: FrameInput, *, trim: bool = True, lazy: bool = False
+    source: FrameInput, *, trim: bool = True, lazy: bool = False, columns: Collection[str] | None = None
 ) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
     """A frame as the table :func:`read_table` gives for a file: names normalised, dictionary-encoded
     text as text, text trimmed with ``trim``, ``source_row`` its 1-based row, ``source_file`` its name
@@ -122,29 +128,15 @@ def read_frame(
         trim: As for :func:`read_table`.
         lazy: Give a LazyFrame (a LazyFrame's plan then runs whenever the table is read, as a scanned
             Parquet file is read again); else a DataFrame (a LazyFrame is collected once, here).
+        columns: As for :func:`read_table`: the held names of the columns to take; the others are
+            left out before anything is read or converted (:func:`read_rows` gives whole rows).
 
     Raises:
         InputDataError: not a polars or pyarrow table, its plan fails, or two columns have the same
             normalised name.
     """
-    frame = _as_polars(source)
-    where = source.where
-    try:
-        columns = frame.collect_schema().names()
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
-    names = _held_names(columns, where)
-    plan = (
-        frame.lazy()
-        .with_columns(_DICTIONARY_AS_TEXT)
-        .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
-        .rename(dict(zip(columns, names, strict=True)))
-        .with_row_index("__source_row", offset=1)
-        .with_columns(
-            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
-        )
-        .drop("__source_row")
-    )
+    frame, header = _frame_columns(source, columns)
+    plan = _frame_plan(frame, source, trim)
     table: pl.DataFrame | pl.LazyFrame = plan
     if lazy:
         rows = frame_rows(source)
@@ -152,9 +144,60 @@ def read_frame(
         try:
             table = plan.collect()
         except pl.exceptions.PolarsError as exc:
-            raise InputDataError(f"the frame cannot be read ({exc})", path=where) from exc
+            raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
         rows = table.height
-    return table, InputFile(where, 0, "", rows, "frame", None, unnamed=source.name is None, header=tuple(columns))
+    info = InputFile(source.where, 0, "", rows, "frame", None, unnamed=source.name is None, header=header)
+    return table, info
+
+
+def _frame_columns(
+    source: FrameInput, columns: Collection[str] | None
+) -> tuple[pl.DataFrame | pl.LazyFrame, tuple[str, ...]]:
+    """(the frame as polars, only the ``columns`` asked for (held names; at least one, for the number of
+    rows), every column's name as the frame spells it)."""
+    data = source.data
+    try:
+        header = tuple(_arrow_names(data) or _as_polars(source).collect_schema().names())
+    except pl.exceptions.PolarsError as exc:
+        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
+    names = held_names(header, source.where)
+    wanted = None if columns is None else [o for o, n in zip(header, names, strict=True) if n in columns] or header[:1]
+    if wanted is not None and list(wanted) != list(header):
+        if _arrow_names(data):  # chosen before polars converts (and may copy) the arrow columns
+            return _as_polars(FrameInput(data.select(list(wanted)), source.name, source.label)), header
+        return _as_polars(source).select(wanted), header
+    return _as_polars(source), header
+
+
+def _arrow_names(data: Any) -> list[str] | None:
+    """The column names of a pyarrow Table or RecordBatch, else None (pyarrow is never imported here:
+    a caller that gives one imported it)."""
+    arrow = type(data).__module__.startswith("pyarrow")
+    return list(data.schema.names) if arrow and hasattr(data, "select") and hasattr(data, "schema") else None
+
+
+def _frame_plan(
+    frame: pl.DataFrame | pl.LazyFrame, source: FrameInput, trim: bool, rows: pl.Series | None = None
+) -> pl.LazyFrame:
+    """The plan that makes a frame's table: names held, text as :func:`read_frame` says, ``source_row``
+    and ``source_file``; only the rows numbered ``rows`` (``source_row``) when given."""
+    columns = frame.collect_schema().names()
+    names = held_names(columns, source.where)
+    plan = (
+        frame.lazy()
+        .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
+        .with_row_index("__source_row", offset=1)
+    )
+    if rows is not None:  # before any cell is converted: only these rows are
+        plan = plan.filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+    return (
+        plan.with_columns(_DICTIONARY_AS_TEXT)
+        .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
+        .with_columns(
+            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
+        )
+        .drop("__source_row")
+    )
 
 
 def _as_polars(source: FrameInput) -> pl.DataFrame | pl.LazyFrame:
@@ -270,7 +313,9 @@ def check_encoding(name: str | None) -> None:
         ) from None
 
 
-def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> tuple[pl.DataFrame, InputFile]:
+def read_table(
+    path: str, *, encoding: str | None = None, trim: bool = True, columns: Collection[str] | None = None
+) -> tuple[pl.DataFrame, InputFile]:
     """Read one CSV or Parquet file.
 
     What is deliberate about awkward files:
@@ -285,8 +330,9 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
       column (its values are not trusted; the checks reject it with its row number);
     - an Excel ``sep=;`` first line names the separator; a blank first line (where the header should
       be) is refused (exit 65);
-    - a gzip-compressed file (``games.csv.gz``) is read as the table it holds, up to
-      :data:`GZIP_RATIO` times its size.
+    - a gzip-compressed file (``games.csv.gz``) is read as the table it holds, inflated in a stream
+      to a temporary file, up to :data:`GZIP_RATIO` times its size;
+    - a CSV file is never held whole as bytes or text (see :mod:`elo_batch.inputs.csvfile`).
 
     Args:
         path: A file ending in .csv/.tsv/.txt or .parquet/.pq (anything else is sniffed: Parquet
@@ -297,9 +343,12 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
             else the file is refused.
         trim: Trim the text of Parquet String columns. False leaves it as written, for a caller that
             trims only what it reads (CSV cells are always trimmed: an empty cell is null).
+        columns: Held names (see :func:`held_names`) of the columns to read: the others are never
+            held (a wide column nobody uses costs no memory); :func:`read_rows` reads whole rows later.
+            None reads every column.
 
     Returns:
-        The table (normalised header names, text cells trimmed (Parquet text: with ``trim``), plus
+        The table (held header names, text cells trimmed (Parquet text: with ``trim``), plus
         ``source_file`` and ``source_row``) and what the manifest records about the file.
 
     Raises:
@@ -308,34 +357,34 @@ def read_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
             Parquet file, or two columns have the same normalised name.
         UsageError: ``encoding`` is not an encoding Python knows.
     """
+    from elo_batch.inputs import (
+        csvfile,
+        textfile,  # which read with this module's helpers
+    )
+
     try:
         with open(path, "rb") as handle:
-            if handle.read(4) == b"PAR1":  # read by polars from the file, hashed meanwhile
-                return _read_parquet_file(path, trim)
-            handle.seek(0)
-            data = handle.read()
+            head = handle.read(4)
+        if head == b"PAR1":  # read by polars from the file, hashed meanwhile
+            return _read_parquet_file(path, trim, columns)
+        with textfile.stored(path) as stored:  # a gzip file: what it holds, in a temporary file
+            if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
+                if not stored.nonblank:
+                    raise _no_header(path, "the file holds only blank lines" if stored.content_size else EMPTY)
+                return _read_parquet_file(path, trim, columns, stored)
+            table = csvfile.read_csv_file(stored, encoding, columns)  # never whole in memory as bytes or text
     except OSError as exc:
         raise unreadable(exc, path) from exc
-    digest, size = hashlib.sha256(data).hexdigest(), len(data)
-    if data.startswith(GZIP_MAGIC):  # a .csv.gz (or any gzip-compressed table): read what it holds
-        data = _gunzip(data, path)
-    if not data.strip():
-        raise _no_header(path, "the file is empty (0 bytes)" if not data else "the file holds only blank lines")
-    blank = 0
-    if path.lower().endswith(PARQUET_SUFFIXES) or data.startswith(b"PAR1"):  # bytes that are not a file's
-        raw = _read_parquet(io.BytesIO(data), path)
-        header, frame = tuple(raw.columns), _parquet_rows(_normalise_names(raw, path), trim)
-        used_encoding, separator = "parquet", None
-    else:
-        text, used_encoding = _decode(data, path, encoding)
-        if not text.strip():
-            raise _no_header(path, "the file holds only blank lines")
-        named = text
-        text, separator = _separator(text)
-        _check_header_line(text, path, line=1 if text is named else 2)
-        frame, blank, header = _read_csv(text, separator, path)
-    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, digest, frame.height, used_encoding, separator, blank, header=header)
+    frame = table.frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
+    info = InputFile(
+        path, stored.size, stored.sha256, frame.height, table.encoding, table.separator, table.blank_rows,
+        header=table.header,
+    )  # fmt: skip
+    return frame, info
+
+
+#: What a file of no bytes is told.
+EMPTY = "the file is empty (0 bytes)"
 
 
 #: First bytes of a gzip stream.
@@ -345,32 +394,6 @@ GZIP_MAGIC = b"\x1f\x8b"
 GZIP_RATIO = 100
 #: Inflated bytes any gzip-compressed input may reach, whatever its ratio.
 GZIP_FLOOR = 64 * 2**20
-
-
-def _gunzip(data: bytes, path: str) -> bytes:
-    """The bytes a gzip file holds (every member of it), up to the limits above.
-
-    Raises:
-        InputDataError: the file is not a readable gzip stream, or inflates past the limit.
-    """
-    limit = max(GZIP_FLOOR, GZIP_RATIO * len(data))
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-            inflated = stream.read(limit + 1)
-    except (OSError, EOFError, zlib.error) as exc:
-        raise InputDataError(
-            f"not a readable gzip file ({exc})",
-            path=path,
-            hint="the file may be truncated (an interrupted copy?); compress it again, or give it uncompressed.",
-        ) from exc
-    if len(inflated) > limit:
-        raise InputDataError(
-            f"the gzip file inflates to more than {limit:,} bytes (the limit: {GZIP_RATIO} times its size, at "
-            f"least {GZIP_FLOOR // 2**20} MiB); refused as a likely decompression bomb",
-            path=path,
-            hint="give the file uncompressed if it really is this large.",
-        )
-    return inflated
 
 
 def _check_header_line(text: str, path: str, *, line: int) -> None:
@@ -384,16 +407,97 @@ def _check_header_line(text: str, path: str, *, line: int) -> None:
         )
 
 
-def _read_parquet_file(path: str, trim: bool) -> tuple[pl.DataFrame, InputFile]:
-    """A file that starts with ``PAR1``: read by polars from the path (no copy of its bytes) while
-    another thread hashes it."""
+def _read_parquet_file(
+    path: str, trim: bool, columns: Collection[str] | None, stored: textfile.Stored | None = None
+) -> tuple[pl.DataFrame, InputFile]:
+    """A Parquet file: read by polars from the file (no copy of its bytes; only the ``columns`` asked
+    for) while another thread hashes it; with ``stored``, from its content (what a gzip file holds),
+    already hashed."""
+    source = path if stored is None else stored.source
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        digest = pool.submit(_digest, path)
-        raw = _read_parquet(path, path)
-        frame = _parquet_rows(_normalise_names(raw, path), trim)
-        size, sha256 = digest.result()
+        digest = pool.submit(_digest, path) if stored is None else None
+        originals = _parquet_names(source, path)
+        names = held_names(originals, path)
+        wanted = None
+        if columns is not None:  # at least one column, for the number of rows
+            wanted = [o for o, n in zip(originals, names, strict=True) if n in columns] or originals[:1]
+        frame = _parquet_rows(_normalise_names(_read_parquet(source, path, wanted), path), trim)
+        size, sha256 = digest.result() if digest is not None else (stored.size, stored.sha256)  # type: ignore[union-attr]
     frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(raw.columns))
+    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(originals))
+
+
+def read_rows(
+    source: str | FrameInput, rows: pl.Series, *, trim: bool = True, encoding: str | None = None
+) -> pl.DataFrame:
+    """Whole rows of a file (or frame), every column, as :func:`read_table` (:func:`read_frame`) reads them.
+
+    For the few rows (rejected ones) whose every value is wanted after the file was read for some
+    columns only: the file is streamed, a chunk at a time, and only these rows are kept.
+
+    Args:
+        source: A file :func:`read_table` has read, or a frame :func:`read_frame` has read.
+        rows: ``source_row`` numbers (1-based).
+        trim: As for :func:`read_table` (Parquet and frames; CSV cells are always trimmed).
+        encoding: As for :func:`read_table` (CSV).
+
+    Returns:
+        Those rows in file order: the file's columns (held names), then ``source_row``.
+
+    Raises:
+        InputMissingError, InputDataError: as :func:`read_table`.
+    """
+    from elo_batch.inputs import csvfile, textfile
+
+    if isinstance(source, FrameInput):
+        frame, _ = _frame_columns(source, None)
+        try:
+            return _frame_plan(frame, source, trim, rows).drop(SOURCE_FILE).collect()
+        except pl.exceptions.PolarsError as exc:
+            raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
+    path = source
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+        if head == b"PAR1":
+            return _parquet_whole_rows(path, path, rows, trim)
+        with textfile.stored(path) as stored:
+            if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
+                return _parquet_whole_rows(stored.source, path, rows, trim)
+            return csvfile.read_csv_rows(stored, encoding, rows)
+    except OSError as exc:
+        raise unreadable(exc, path) from exc
+
+
+def _parquet_whole_rows(source: str, path: str, rows: pl.Series, trim: bool) -> pl.DataFrame:
+    """Rows ``rows`` of a Parquet file, every column (held names), streamed; then ``source_row``."""
+    originals = _parquet_names(source, path)
+    names = held_names(originals, path)
+    try:
+        frame = (
+            pl.scan_parquet(source)
+            .rename(dict(zip(originals, names, strict=True)))  # first: no user column is named like ours then
+            .with_row_index("__source_row", offset=1)
+            .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+            .collect(engine="streaming")
+        )
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
+        raise _not_parquet(exc, path) from exc
+    return _parquet_rows(frame.drop("__source_row"), trim).with_columns(
+        frame["__source_row"].cast(pl.Int64).alias(SOURCE_ROW)
+    )
+
+
+def _parquet_names(source: str, path: str) -> list[str]:
+    """A Parquet file's column names, from its footer.
+
+    Raises:
+        InputDataError: the footer cannot be read (it names ``path``).
+    """
+    try:
+        return list(pl.read_parquet_schema(source))
+    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
+        raise _not_parquet(exc, path) from exc
 
 
 def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
@@ -447,7 +551,7 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         rows = scan.select(pl.len()).collect().item()
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
-    names = _held_names(columns, path)
+    names = held_names(columns, path)
     frame = (
         scan.with_columns(_DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
@@ -477,9 +581,9 @@ PARQUET_ERRORS = (Exception, pl.exceptions.PanicException)
 _DECODING = re.compile(r"parquet|out.of.spec|ARROW:schema|thrift|zstd|snappy|lz4|gzip|decompress", re.IGNORECASE)
 
 
-def _read_parquet(source: str | io.BytesIO, path: str) -> pl.DataFrame:
+def _read_parquet(source: str | io.BytesIO, path: str, columns: list[str] | None = None) -> pl.DataFrame:
     try:
-        return pl.read_parquet(source)
+        return pl.read_parquet(source, columns=columns)
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise _not_parquet(exc, path) from exc
 
@@ -606,140 +710,15 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def _separator(text: str) -> tuple[str, str]:
-    """(text without an Excel ``sep=`` line, separator): that line's, else the header's most frequent."""
-    end = text.find("\n")  # the first line alone: a partition would copy the whole file
-    first = text if end < 0 else text[:end]
-    named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
-    if named:
-        return "" if end < 0 else text[end + 1 :], named.group(1)
-    counts = {sep: _count_outside_quotes(first, sep) for sep in SEPARATORS}
-    best = max(SEPARATORS, key=lambda sep: counts[sep])
-    return text, best if counts[best] else ","
-
-
-def _count_outside_quotes(line: str, sep: str) -> int:
-    return len(re.sub(r'"[^"]*"', "", line).split(sep)) - 1
-
-
-def _read_csv(text: str, separator: str, path: str) -> tuple[pl.DataFrame, int, tuple[str, ...]]:
-    """All cells as trimmed text, empty = null; (rows with ``source_row``, blank rows skipped, the
-    header names as written)."""
-    if "\r" in text and "\n" not in text:  # classic Mac line ends
-        text = text.replace("\r", "\n")
-    written, header = _header(text, separator, path)
-    data = text.encode("utf-8")
-    try:
-        frame = pl.read_csv(
-            data,
-            separator=separator,
-            new_columns=header,
-            infer_schema=False,
-            raise_if_empty=False,
-            truncate_ragged_lines=True,
-        )
-        fields = _field_counts(text, data, separator, frame.height)
-    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
-        fields = None
-    if fields is None:  # polars and Python's csv disagree on where rows end: trust the csv module
-        frame, fields = _read_csv_python(text, separator, header, path)
-    trimmed = [pl.col(name).str.strip_chars() for name in header]
-    frame = frame.with_columns(
-        *[pl.when(cell.str.len_bytes() > 0).then(cell).alias(name) for cell, name in zip(trimmed, header, strict=True)],
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
-        fields.alias(RAGGED),
-    )
-    is_blank = pl.all_horizontal(pl.col(header).is_null())
-    blank = frame.filter(is_blank).height
-    if blank:
-        frame = frame.filter(~is_blank)
-    width = len(header)
-    if frame.filter(pl.col(RAGGED) != width).height:
-        reason = pl.format(
-            f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
-            f"{separator!r} must be in double quotes.",
-            pl.col(RAGGED),
-            pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-        )
-        spans_lines = pl.any_horizontal(pl.col(header).str.contains("\n", literal=True))
-        reason = (
-            pl.when(spans_lines)
-            .then(
-                pl.format(
-                    "{} A quoted value in it runs over {} lines: is a closing quote missing?",
-                    reason,
-                    pl.max_horizontal(pl.col(header).str.count_matches("\n", literal=True)) + 1,
-                )
-            )
-            .otherwise(reason)
-        )
-        return frame.with_columns(pl.when(pl.col(RAGGED) != width).then(reason).alias(RAGGED)), blank, written
-    return frame.drop(RAGGED), blank, written
-
-
-def _header(text: str, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
-    """Header names as written and as held (:func:`_held_names`); unnamed columns (a trailing
-    separator) are called ``column_<n>``."""
-    first = text[: text.find("\n") + 1] if "\n" in text else text
-    if first.count('"') % 2:  # a quoted name with a line break in it
-        first = text
-    try:
-        names = next(csv.reader(io.StringIO(first, newline=""), delimiter=separator))
-    except (csv.Error, StopIteration) as exc:
-        raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
-    names = [name if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
-    return tuple(names), _held_names(names, path)
-
-
-#: A character no text file holds, used as the separator to read whole lines.
-_UNIT_SEPARATOR = "\x1f"
-
-
-def _field_counts(text: str, data: bytes, separator: str, rows: int) -> pl.Series | None:
-    """Fields per data row (0 for a blank line), or None when the counts do not line up with ``rows``."""
-    if '"' not in text and _UNIT_SEPARATOR not in text:  # no quoting: a line is a row, fields = separators + 1
-        lines = pl.read_csv(
-            data,
-            has_header=False,
-            separator=_UNIT_SEPARATOR,
-            quote_char=None,
-            new_columns=["line"],
-            infer_schema=False,
-            raise_if_empty=False,
-        )["line"].slice(1)
-        counts = pl.select(
-            pl.when(lines.is_not_null()).then(lines.str.count_matches(separator, literal=True) + 1).otherwise(0)
-        ).to_series()
-    else:
-        try:
-            counts = pl.Series([len(row) for row in csv.reader(io.StringIO(text, newline=""), delimiter=separator)])
-        except csv.Error:
-            return None
-        counts = counts.slice(1)
-    return counts.cast(pl.Int64) if counts.len() == rows else None
-
-
-def _read_csv_python(text: str, separator: str, header: list[str], path: str) -> tuple[pl.DataFrame, pl.Series]:
-    """Python's csv module for files whose rows polars splits differently or refuses."""
-    try:
-        body = list(csv.reader(io.StringIO(text, newline=""), delimiter=separator))[1:]
-    except csv.Error as exc:
-        raise InputDataError(f"not a readable CSV file ({exc})", path=path) from exc
-    columns = {
-        name: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i, name in enumerate(header)
-    }
-    return pl.DataFrame(columns, schema=dict.fromkeys(header, pl.String)), pl.Series([len(row) for row in body])
-
-
 #: Column set by the CSV reader on rows whose field count differs from the header's: the reason.
 RAGGED = "__ragged__"
 
 
 def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
-    return frame.rename(dict(zip(frame.columns, _held_names(frame.columns, path), strict=True)))
+    return frame.rename(dict(zip(frame.columns, held_names(frame.columns, path), strict=True)))
 
 
-def _held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
+def held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
     """The names a file's columns are held under: normalised (trimmed, lower case, spaces and dashes as
     underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.inputs.names`).
 

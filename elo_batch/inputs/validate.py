@@ -28,7 +28,9 @@ from elo_batch.inputs.readers import (
     InputFile,
     expand_paths,
     frame_rows,
+    held_names,
     read_frame,
+    read_rows,
     read_table,
     reading,
     scan_table,
@@ -219,12 +221,17 @@ def load_games(
     streamed_bad: list[pl.DataFrame] = []
     event_rows: list[pl.DataFrame] = []
     for source in found:
-        if isinstance(source, FrameInput):
-            frame, info = read_frame(source, trim=False, lazy=stream)
-        else:
-            reader = scan_table if stream else read_table
-            frame, info = reader(source, encoding=encoding, trim=False)  # trimmed by the checks, where needed
-        files.append(_note_ignored_columns(info, frame.collect_schema().names()))
+        frame: pl.DataFrame | pl.LazyFrame
+        if stream:  # the plans read what they use
+            if isinstance(source, FrameInput):
+                frame, info = read_frame(source, trim=False, lazy=True)
+            else:
+                frame, info = scan_table(source, encoding=encoding, trim=False)
+        elif isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
+            frame, info = read_frame(source, trim=False, columns=_GAME_COLUMNS)
+        else:  # the game columns only: a column nobody uses is never read
+            frame, info = read_table(source, encoding=encoding, trim=False, columns=_GAME_COLUMNS)
+        files.append(_note_ignored_columns(info))  # text trimmed by the checks, where needed
         trimmed = info.encoding not in ("parquet", "frame")
         with reading(info.path):  # a panic or a damaged page of this file: an error naming it
             good, bad, missing = _check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
@@ -238,6 +245,8 @@ def load_games(
                 good_rows, bad_rows, *attribute_rows = pl.collect_all(
                     [good, bad, *([] if attributes is None else [attributes])]
                 )
+                if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+                    bad_rows = _whole_raw(bad_rows, source, encoding)
                 checked.append((good_rows, bad_rows))
                 event_rows += attribute_rows
         absent = missing if absent is None else absent & missing
@@ -313,10 +322,11 @@ def _rows_to_stream(source: str | FrameInput) -> int:
     return _parquet_rows(source)
 
 
-def _note_ignored_columns(info: InputFile, held: list[str]) -> InputFile:
+def _note_ignored_columns(info: InputFile) -> InputFile:
     """``info`` with a note for each column of the file named like a column elo-batch itself writes
     from every games row (``source_file``, ``source_row``): ignored, as every column the contract does
     not name, but said, since the outputs hold elo-batch's own values under that name."""
+    held = info.columns
     notes = [
         f"{info.path}: column {name} is ignored: the audit and rejected rows hold elo-batch's own {name} "
         + ("(the file's path)" if name == c.SOURCE_FILE else "(the row's number in the file)")
@@ -336,6 +346,21 @@ def _parquet_rows(path: str) -> int:
         return 0
 
 
+def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
+    """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
+    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
+    raw = whole.select(c.SOURCE_ROW, _raw(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
+    return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
+
+
+def _raw(schema: pl.Schema, columns: list[str]) -> pl.Expr:
+    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
+    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names."""
+    return (
+        pl.struct([cell_text(schema, name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
+    )
+
+
 def _check_file(
     table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
@@ -345,7 +370,7 @@ def _check_file(
     schema = table.collect_schema()
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
-    spelled = _spelled(frame, header)
+    spelled = _spelled(frame, header, path)
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
@@ -445,7 +470,7 @@ def _check_file(
             few(token.is_in(list(forfeit_tokens))).alias("__forfeit"),
         )
     )
-    original = [name for name in frame.columns if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
     bad = (
         flagged.filter(pl.col("__failed").is_not_null())
         .with_columns(few.restore())
@@ -458,9 +483,7 @@ def _check_file(
                 c.VALUE
             ),
             _of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            pl.struct([cell_text(schema, name).alias(unescape(name)) for name in original])
-            .struct.json_encode()
-            .alias(c.RAW),
+            _raw(schema, original),
         )
     )
     good = flagged.filter(pl.col("__failed").is_null()).select(
@@ -690,16 +713,20 @@ class _ColumnReader:
         return pl.when(~bad).then(value), bad
 
     def rating(self, name: str) -> pl.Expr:
-        """The column as rating points (Float64), null when absent or empty."""
+        """The column as rating points (Float64), null when absent, empty or 0: a rating of 0 is "no
+        rating", as pairing programs export it and as TRF and PGN files write it."""
         dtype = self.schema.get(name)
         if dtype is None:
             return pl.lit(None, pl.Float64)
         if dtype == pl.String:
-            return self.text(name).cast(pl.Float64, strict=False)
-        return pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+            value = self.text(name).cast(pl.Float64, strict=False)
+        else:
+            value = pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+        return pl.when(value != 0).then(value)
 
     def rating_checks(self, name: str, fractional: bool) -> list[_Check]:
-        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``."""
+        """Checks of a rating column: a number, whole unless ``fractional``, within ``RATING_RANGE``; 0 is no
+        rating (see :meth:`rating`)."""
         dtype = self.schema.get(name)
         if dtype is None:
             return []
@@ -758,7 +785,7 @@ class _ColumnReader:
             _Check(
                 name,
                 value.is_not_null() & rating_out_of_range(value),
-                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE}.", text),
+                pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE} (0 or empty: no rating).", text),
             )
         )
         return checks
@@ -833,12 +860,13 @@ def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
-def _spelled(frame: pl.DataFrame, header: tuple[str, ...]) -> dict[str, str]:
-    """The file's own columns: held name -> the name as the file spells it (``header``, in order; as
-    held, unescaped, when the caller has no header)."""
+def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[str, str]:
+    """The file's own columns, read or not: held name -> the name as the file spells it (``header``, in
+    order); without a header, the table's columns, as held, unescaped."""
+    if header:
+        return dict(zip(held_names(header, path), header, strict=True))
     own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
-    written = header if len(header) == len(own) else tuple(unescape(n) for n in own)
-    return dict(zip(own, written, strict=True))
+    return {n: unescape(n) for n in own}
 
 
 def _unused(spelled: dict[str, str]) -> list[str]:

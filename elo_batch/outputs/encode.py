@@ -11,6 +11,8 @@ from typing import IO, Any, Literal
 
 import polars as pl
 
+from elo_batch.outputs.formulas import CsvFormulas, neutralise
+
 Format = Literal["parquet", "csv"]
 #: Parquet settings: zstd at level 1 (files about 2 % larger than at the default level 3, written in
 #: half the compression time), column statistics for warehouse pruning.
@@ -36,11 +38,23 @@ def csv_safe(frame: pl.DataFrame | pl.LazyFrame) -> Any:
     return frame.with_columns(converted) if converted else frame
 
 
-def write_table(frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format) -> int:
+def write_table(
+    frame: pl.DataFrame | pl.LazyFrame,
+    target: str | Path | IO[bytes],
+    fmt: Format,
+    csv_formulas: CsvFormulas = "escape",
+) -> int:
     """Write ``frame`` as CSV (UTF-8, comma, header; see :func:`csv_safe`) or Parquet (:data:`PARQUET`).
 
     A lazy frame written to a path is run by the streaming engine straight into the file, never whole
     in memory. The bytes depend only on the frame: the same frame gives the same file.
+
+    Args:
+        frame: The table.
+        target: A path or a binary file object.
+        fmt: ``csv`` or ``parquet``.
+        csv_formulas: ``escape``: CSV text cells that a spreadsheet would run as a formula get a
+            leading quote (see :mod:`elo_batch.outputs.formulas`); ``keep``: written as they are.
 
     Returns:
         The rows written.
@@ -50,7 +64,7 @@ def write_table(frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[byte
             own errors that carry an operating-system error are raised as that error.
     """
     try:
-        return _write_table(frame, target, fmt)
+        return _write_table(frame, target, fmt, csv_formulas)
     except (pl.exceptions.PolarsError, OSError) as exc:
         error = os_error(exc, target)
         if error is None:
@@ -85,25 +99,32 @@ def os_error(exc: BaseException, target: object = None) -> OSError | None:
     return OSError(code, strerror)
 
 
-def _write_table(frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format) -> int:
+def _write_table(
+    frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format, csv_formulas: CsvFormulas
+) -> int:
     if isinstance(frame, pl.LazyFrame):
         if not isinstance(target, str | Path):
             frame = frame.collect()
         else:
             if fmt == "csv":
-                frame.pipe(csv_safe).sink_csv(target)
+                frame.pipe(_csv_cells, csv_formulas).sink_csv(target)
                 return pl.scan_csv(target, infer_schema=False).select(pl.len()).collect().item()
             frame.sink_parquet(target, **PARQUET)
             return pl.scan_parquet(target).select(pl.len()).collect().item()
     if fmt == "csv":
-        csv_safe(frame).write_csv(target)
+        _csv_cells(frame, csv_formulas).write_csv(target)
     else:
         frame.write_parquet(target, row_group_size=ROW_GROUP_ROWS, **PARQUET)
     return frame.height
 
 
-def table_bytes(frame: pl.DataFrame | pl.LazyFrame, fmt: Format) -> bytes:
+def _csv_cells(frame: pl.DataFrame | pl.LazyFrame, csv_formulas: CsvFormulas) -> Any:
+    safe = csv_safe(frame)
+    return neutralise(safe) if csv_formulas == "escape" else safe
+
+
+def table_bytes(frame: pl.DataFrame | pl.LazyFrame, fmt: Format, *, csv_formulas: CsvFormulas = "escape") -> bytes:
     """The file :func:`write_table` would write, as bytes (for object stores)."""
     buffer = io.BytesIO()
-    write_table(frame, buffer, fmt)
+    write_table(frame, buffer, fmt, csv_formulas=csv_formulas)
     return buffer.getvalue()

@@ -35,6 +35,7 @@ import polars as pl
 
 from elo_batch.errors import OutputError, UsageError
 from elo_batch.outputs.encode import Format, table_bytes
+from elo_batch.outputs.formulas import CsvFormulas
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 TABLES = ("ratings", "audit", "rejected")
@@ -150,6 +151,8 @@ def write_period(
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
     manifest: dict[str, Any],
     fmt: Format = "parquet",
+    *,
+    csv_formulas: CsvFormulas = "escape",
 ) -> dict[str, str]:
     """Write one period's tables and manifest under an object-store prefix (see the module's order).
 
@@ -160,6 +163,7 @@ def write_period(
         manifest: JSON-serialisable record of the run; ``outputs`` (URIs) and ``objects`` (size, sha256)
             are added.
         fmt: ``parquet`` (zstd) or ``csv``.
+        csv_formulas: ``escape`` or ``keep`` formula-like CSV text cells (see :mod:`elo_batch.outputs.formulas`).
 
     Returns:
         Table name (and ``manifest``) -> URI of the written object.
@@ -177,7 +181,7 @@ def write_period(
     try:
         for name, table in tables.items():
             frame = table.collect() if isinstance(table, pl.LazyFrame) else table  # the object is whole anyway
-            data = table_bytes(frame, fmt)
+            data = table_bytes(frame, fmt, csv_formulas=csv_formulas)
             key = _join(prefix, name, f"period={period}", f"part-0.{fmt}")
             obstore.put(store, key, data)
             keys.add(key)

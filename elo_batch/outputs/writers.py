@@ -30,6 +30,7 @@ from elo_batch.errors import OutputError, option
 from elo_batch.outputs import objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
 from elo_batch.outputs.encode import Format, write_table
+from elo_batch.outputs.formulas import CsvFormulas
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -100,6 +101,7 @@ def write_period(
     manifest: dict[str, Any],
     fmt: Format = "parquet",
     *,
+    csv_formulas: CsvFormulas = "escape",
     companion: Companion | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
@@ -114,6 +116,8 @@ def write_period(
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
             (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.outputs.objectstore` does).
         fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.outputs.encode`).
+        csv_formulas: ``escape`` text cells a spreadsheet would run as formulas, or ``keep`` them
+            (see :mod:`elo_batch.outputs.formulas`; CSV only).
         companion: Another sink of the same period that commits together with the partitions of
             a folder (see :class:`Companion`); not with an object store.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (none is waited
@@ -133,7 +137,7 @@ def write_period(
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         if companion is not None:
             raise ValueError("an object store has no commit to share with a companion")
-        return objectstore.write_period(out, period, tables, manifest, fmt)
+        return objectstore.write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
     out = objectstore.local_path(out)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
@@ -143,7 +147,7 @@ def write_period(
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
                 written[name] = str(partition_dir(out, name, period) / target.name)
                 with _naming(written[name]):
-                    rows = write_table(frame, target, fmt)
+                    rows = write_table(frame, target, fmt, csv_formulas)
                 objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
             manifest = {**manifest, "outputs": dict(written), "objects": objects}

@@ -1,0 +1,376 @@
+"""Reading one CSV file in bounded memory: separator, header, rows, ragged rows; no rating rules.
+
+The file is never held whole as bytes or text (:mod:`elo_batch.inputs.textfile` hashes it, inflates a gzip
+file into a temporary file, checks its encoding and makes a UTF-8 copy of a file that is not UTF-8).
+Polars reads the UTF-8 file itself, every cell as text and only the columns asked for; the fields of
+each line are counted from the file too; the cells are trimmed a column at a time. The whole of a
+row (the ``raw`` of a rejected row, the reason of a ragged one) is read again for those rows only
+(:func:`read_csv_rows`).
+
+What is read, and every message, is as :func:`elo_batch.inputs.readers.read_table` describes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import functools
+import io
+import itertools
+import operator
+import os
+import re
+from array import array
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from elo_batch.columns import SOURCE_ROW
+from elo_batch.errors import InputDataError
+from elo_batch.inputs import textfile
+from elo_batch.inputs.readers import RAGGED, SEPARATORS, _check_header_line, held_names
+from elo_batch.outputs.formulas import ID_COLUMNS, unescape, unescape_name
+
+#: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
+PYTHON_ROWS = 100_000
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    """One CSV file as read.
+
+    Attributes:
+        frame: The columns read, every cell as trimmed text (empty = null), under their held names
+            (:func:`elo_batch.inputs.readers.held_names`); ``source_row``; and, when a row has more or fewer
+            fields than the header, ``__ragged__`` (the reason).
+        header: Every column's name as the file spells it (a formula escape undone), read or not.
+        text: The file's size, hash and encoding.
+        separator: The field separator. blank_rows: Blank lines skipped.
+    """
+
+    frame: pl.DataFrame
+    header: tuple[str, ...]
+    text: textfile.TextFile
+    separator: str
+    blank_rows: int
+
+    @property
+    def encoding(self) -> str:
+        """The encoding as the manifest records it (``utf-8-sig``: UTF-8 with a byte-order mark)."""
+        return "utf-8-sig" if self.text.skip else self.text.codec
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where a UTF-8 file's rows are: ``skip`` characters before the header (an Excel ``sep=`` line);
+    ``header``: the columns' held names, ``written``: as the file spells them."""
+
+    source: str
+    path: str
+    separator: str
+    skip: int
+    header: list[str]
+    written: tuple[str, ...]
+    quoted: bool  # it holds a quote or a unit separator: its lines are not always its rows
+
+    def scan(self) -> pl.LazyFrame:
+        """The rows as polars reads them (header as given, every cell as text)."""
+        return pl.scan_csv(
+            self.source,
+            separator=self.separator,
+            new_columns=self.header,
+            infer_schema=False,
+            raise_if_empty=False,
+            truncate_ragged_lines=True,
+            skip_rows=1 if self.skip else 0,
+        )
+
+
+def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collection[str] | None = None) -> CsvTable:
+    """Read a CSV file (see :func:`elo_batch.inputs.readers.read_table` for what is deliberate).
+
+    Args:
+        file: The file, hashed (see :func:`elo_batch.inputs.textfile.stored`).
+        encoding: Force a text encoding.
+        columns: Held names of the columns to read (the others cost no memory); None: all.
+
+    Raises:
+        OSError: the file cannot be read (the caller names it).
+        InputDataError: no header (or a blank first line), not text in a known encoding, binary, or two
+            columns of one name.
+        UsageError: ``encoding`` is not an encoding Python knows.
+    """
+    text = textfile.check(file, encoding)
+    with _utf8(file.path, text) as layout:
+        keep = [i for i, name in enumerate(layout.header) if columns is None or name in columns] or [0]
+        frame, fields, python = _rows(layout, keep)
+        blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
+        frame, blank = _cells(frame, fields["fields"], blank_lines)
+        if RAGGED in frame.columns:  # the reasons, from the whole rows
+            frame = _ragged_reasons(frame, layout, python)
+    return CsvTable(frame, layout.written, text, layout.separator, blank)
+
+
+def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) -> pl.DataFrame:
+    """Whole rows of a CSV file, every column, as :func:`read_csv_file` reads them (cells trimmed),
+    with their ``source_row``; for the few rows whose every value is wanted after the file was read for
+    some columns only. The file is streamed and only these rows are kept.
+
+    Raises:
+        As :func:`read_csv_file`.
+    """
+    text = textfile.check(file, encoding)
+    with _utf8(file.path, text) as layout:
+        counts = _field_counts(layout, with_blank=False)
+        try:
+            python = counts is None or counts["fields"].len() != layout.scan().select(pl.len()).collect().item()
+        except pl.exceptions.PolarsError:  # as when the file was read
+            python = True
+        return _trimmed(_whole_rows(layout, rows, python))
+
+
+def _trimmed(whole: pl.DataFrame) -> pl.DataFrame:
+    """Whole rows (with ``source_row``) with their cells as :func:`_cells` makes them."""
+    return _cells(whole.drop(SOURCE_ROW), None, None)[0].with_columns(whole[SOURCE_ROW])
+
+
+@contextlib.contextmanager
+def _utf8(path: str, text: textfile.TextFile) -> Iterator[_Layout]:
+    """The file's layout, read from the file itself (or what a gzip file holds) when it is UTF-8, else
+    from a temporary UTF-8 copy (removed on leaving)."""
+    temporary = None if text.utf8 else textfile.transcode(text)
+    try:
+        yield _layout(temporary or text.source, path, text.found.quote or text.found.unit)
+    finally:
+        if temporary:
+            os.remove(temporary)
+
+
+def _layout(source: str, path: str, quoted: bool) -> _Layout:
+    """The separator (an Excel ``sep=`` first line's, else the header's most frequent) and the header.
+
+    Raises:
+        InputDataError: the header line is blank, or cannot be read.
+    """
+    first = _line(source, 0).rstrip("\n")
+    named = re.fullmatch(r"\s*sep=(.)\s*", first, flags=re.IGNORECASE)
+    if named:  # the header is the next line
+        separator, skip = named.group(1), len(first) + 1
+    else:
+        counts = {sep: len(re.sub(r'"[^"]*"', "", first).split(sep)) - 1 for sep in SEPARATORS}
+        best = max(SEPARATORS, key=lambda sep: counts[sep])
+        separator, skip = best if counts[best] else ",", 0
+    written, held = _header(source, skip, separator, path)
+    return _Layout(source, path, separator, skip, held, written, quoted)
+
+
+def _text_after(source: str, skip: int) -> io.TextIOWrapper:
+    """The file as text from character ``skip`` on (a BOM is not text), line ends as written."""
+    handle = open(source, encoding="utf-8-sig", newline="")  # noqa: SIM115 (the caller closes it)
+    handle.read(skip)
+    return handle
+
+
+def _line(source: str, skip: int) -> str:
+    """The text from character ``skip`` up to and with the next line feed (as polars ends lines)."""
+    parts = []
+    with _text_after(source, skip) as handle:
+        while block := handle.read(1 << 16):
+            end = block.find("\n")
+            parts.append(block if end < 0 else block[: end + 1])
+            if end >= 0:
+                break
+    return "".join(parts)
+
+
+def _header(source: str, skip: int, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
+    """Header names as written (a formula escape undone) and as held; unnamed columns (a trailing
+    separator) are called ``column_<n>``. A quoted name may hold a line break."""
+    first = _line(source, skip)
+    _check_header_line(first, path, line=2 if skip else 1)
+    with _text_after(source, skip) as handle:
+        odd = first.count('"') % 2  # a quoted name with a line break: the csv module reads on
+        lines: Iterator[str] = handle if odd else io.StringIO(first, newline="")
+        try:
+            names = next(csv.reader(lines, delimiter=separator))
+        except (csv.Error, StopIteration) as exc:
+            raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
+    names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
+    return tuple(names), held_names(names, path)
+
+
+def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series], bool]:
+    """(the columns ``keep`` of every row, the fields per row and whether each line is blank, whether
+    Python's csv read them): polars, unless its rows are not those of Python's csv (a stray quote)."""
+    projected = len(keep) < len(layout.header)
+    frame: pl.DataFrame | None = None
+    try:
+        frame = layout.scan().select(pl.nth(keep)).collect()
+        fields = _field_counts(layout, with_blank=projected)
+        if fields is not None and fields["fields"].len() == frame.height:
+            return frame, fields, False
+    except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
+        pass
+    frame = None
+    return *_read_python(layout, keep), True
+
+
+def _field_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] | None:
+    """Per data row: ``fields`` (0 for a blank line) and, ``with_blank``, ``blank`` (every cell is empty
+    or whitespace, read or not); None when Python's csv cannot read the file."""
+    if not layout.quoted:  # a line is a row, fields = separators + 1: counted by polars, streamed
+        line = pl.col("line")
+        cells = line.str.replace_all(layout.separator, "", literal=True).str.strip_chars()
+        stats = (
+            pl.scan_csv(
+                layout.source,
+                has_header=False,
+                separator=textfile.UNIT_SEPARATOR,
+                quote_char=None,
+                new_columns=["line"],
+                infer_schema=False,
+                raise_if_empty=False,
+                skip_rows=1 if layout.skip else 0,
+            )
+            .select(
+                pl.when(line.is_not_null()).then(line.str.count_matches(layout.separator, literal=True) + 1)
+                .otherwise(0).cast(pl.Int64).alias("fields"),
+                *([(line.is_null() | (cells.str.len_bytes() == 0)).alias("blank")] if with_blank else []),
+            )
+            .collect(engine="streaming")
+            .slice(1)
+        )  # fmt: skip
+        return {name: stats[name] for name in stats.columns}
+    counts, blanks = array("q"), array("b")
+    with _text_after(layout.source, layout.skip) as handle:
+        reader = csv.reader(handle, delimiter=layout.separator)
+        try:
+            if with_blank:
+                for row in reader:
+                    counts.append(len(row))
+                    blanks.append(not "".join(row).strip())
+            else:
+                counts.extend(map(len, reader))
+        except csv.Error:
+            return None
+    found = {"fields": pl.Series(np.frombuffer(counts, dtype=np.int64)).slice(1)}
+    if with_blank:
+        found["blank"] = pl.Series(np.frombuffer(blanks, dtype=np.int8)).cast(pl.Boolean).slice(1)
+    return found
+
+
+def _python_rows(layout: _Layout) -> Iterator[list[list[str]]]:
+    """The data rows as Python's csv module reads them, :data:`PYTHON_ROWS` at a time.
+
+    Raises:
+        InputDataError: the csv module cannot read the file.
+    """
+    with _text_after(layout.source, layout.skip) as handle:
+        reader = csv.reader(handle, delimiter=layout.separator)
+        try:
+            next(reader, None)  # the header
+            while body := list(itertools.islice(reader, PYTHON_ROWS)):
+                yield body
+        except csv.Error as exc:
+            raise InputDataError(f"not a readable CSV file ({exc})", path=layout.path) from exc
+
+
+def _python_frame(body: list[list[str]], header: list[str], keep: list[int]) -> pl.DataFrame:
+    columns = {header[i]: [row[i] if i < len(row) and row[i] != "" else None for row in body] for i in keep}
+    return pl.DataFrame(columns, schema=dict.fromkeys(columns, pl.String))
+
+
+def _read_python(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series]]:
+    """Python's csv module for files whose rows polars splits differently or refuses."""
+    frames = [_python_frame([], layout.header, keep)]
+    counts: list[pl.Series] = [pl.Series([], dtype=pl.Int64)]
+    blanks: list[pl.Series] = [pl.Series([], dtype=pl.Boolean)]
+    for body in _python_rows(layout):
+        frames.append(_python_frame(body, layout.header, keep))
+        counts.append(pl.Series([len(row) for row in body], dtype=pl.Int64))
+        blanks.append(pl.Series([not "".join(row).strip() for row in body], dtype=pl.Boolean))
+    return pl.concat(frames), {"fields": pl.concat(counts), "blank": pl.concat(blanks)}
+
+
+def _whole_rows(layout: _Layout, rows: pl.Series, python: bool) -> pl.DataFrame:
+    """Rows ``rows`` (source_row numbers), every column as read (untrimmed), and ``source_row``."""
+    wanted = rows.cast(pl.Int64).implode()
+    if not python:
+        return (
+            layout.scan()
+            .with_row_index("__row", offset=1)
+            .filter(pl.col("__row").cast(pl.Int64).is_in(wanted))
+            .with_columns(pl.col("__row").cast(pl.Int64).alias(SOURCE_ROW))
+            .drop("__row")
+            .collect(engine="streaming")
+        )
+    every = list(range(len(layout.header)))
+    frames, start, kept = [_python_frame([], layout.header, every)], 1, set(rows.to_list())
+    numbers: list[int] = []
+    for body in _python_rows(layout):
+        chosen = [row for number, row in enumerate(body, start) if number in kept]
+        numbers += [number for number in range(start, start + len(body)) if number in kept]
+        frames.append(_python_frame(chosen, layout.header, every))
+        start += len(body)
+    return pl.concat(frames).with_columns(pl.Series(SOURCE_ROW, numbers, dtype=pl.Int64))
+
+
+def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series | None) -> tuple[pl.DataFrame, int]:
+    """Cells trimmed (empty = null; a formula escape undone, ids aside), a column at a time and only
+    where a cell needs it, so that the frame is never held twice; blank rows skipped (every cell null,
+    and with ``blank_lines`` every cell not read empty too); rows whose ``fields`` differ from the
+    header's marked. (rows, blank rows)."""
+    names = frame.columns
+    for index, name in enumerate(names):  # one chunk per column, a column at a time: polars would copy the
+        frame.replace_column(index, frame.get_column(name).rechunk())  # frame whole to align the new columns
+    for name in names:
+        raw, identifier = pl.col(name), name in ID_COLUMNS  # held names: normalised
+        changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
+        if not frame.select((changes if identifier else changes | raw.str.starts_with("'")).any()).item():
+            continue  # as read: no new column
+        cell = raw.str.strip_chars() if identifier else unescape(raw.str.strip_chars())
+        frame = frame.with_columns(pl.when(cell.str.len_bytes() > 0).then(cell).alias(name))
+    if fields is None:
+        return frame, 0
+    frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW), fields.alias(RAGGED))
+    blank = 0
+    if all(frame.get_column(name).null_count() for name in names):  # some rows may be blank: all cells null
+        masks = [frame.get_column(name).is_null() for name in names]
+        blank_rows = functools.reduce(operator.and_, masks if blank_lines is None else [*masks, blank_lines])
+        blank = int(blank_rows.sum())
+    if blank:  # a column at a time, each freed once filtered
+        kept, filtered = ~blank_rows, {}
+        for name in frame.columns:
+            filtered[name] = frame.get_column(name).filter(kept)
+            frame = frame.drop(name)
+        frame = pl.DataFrame(filtered)
+    return frame, blank
+
+
+def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.DataFrame:
+    """``__ragged__``: the reason for each row whose field count differs from the header's (null for
+    the others), worked out from the whole of those rows."""
+    width = len(layout.header)
+    ragged = frame.get_column(RAGGED) != width
+    if not ragged.any():
+        return frame.drop(RAGGED)
+    rows = frame.filter(ragged).select(SOURCE_ROW, RAGGED)
+    whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[RAGGED])
+    reason = pl.format(
+        f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
+        f"{layout.separator!r} must be in double quotes.",
+        pl.col(RAGGED),
+        pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+    )
+    cells = pl.col(layout.header)
+    spans_lines = pl.any_horizontal(cells.str.contains("\n", literal=True))
+    lines = pl.max_horizontal(cells.str.count_matches("\n", literal=True)) + 1
+    reasons = whole.select(
+        pl.when(spans_lines)
+        .then(pl.format("{} A quoted value in it runs over {} lines: is a closing quote missing?", reason, lines))
+        .otherwise(reason)
+    ).to_series()
+    marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(RAGGED)
+    return frame.with_columns(marked.scatter(ragged.arg_true(), reasons))

@@ -1,0 +1,163 @@
+"""The list in force taken from one period of a ``ratings`` table that elo-batch wrote (``ratings_period``):
+a Delta table, or hive folders; no rating rules.
+
+``ratings="OUT/ratings", ratings_period="2025-10"`` (CLI: ``--ratings OUT/ratings --ratings-period
+2025-10``) reads the rows of period 2025-10: from a Delta table (a folder with ``_delta_log``) at its
+latest version, with the columns that period was written with; from hive folders, the files of
+``OUT/ratings/period=2025-10``. A Delta table without ``ratings_period`` gives the month before the
+first period rated: the list that month produced is the one in force. The rows are then checked as any
+list is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.errors import InputMissingError, UsageError, option
+from elo_batch.inputs.ratinglist import load_rating_list
+from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.outputs import deltafiles, objectstore
+
+_PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
+
+
+def applies(ratings: object, ratings_period: str | None) -> bool:
+    """True when the list is a period of a ratings table: ``ratings_period`` is given, or ``ratings`` is
+    a Delta table."""
+    return ratings_period is not None or (isinstance(ratings, str) and deltafiles.is_table(ratings))
+
+
+def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -> None:
+    """Refuse, before any reading, a ``ratings_period`` that cannot be used.
+
+    Raises:
+        UsageError: ``ratings_period`` is not one month, or is given without ``ratings`` or with a frame
+            or several paths; a Delta ``ratings`` table with neither ``ratings_period`` nor a period to
+            rate; deltalake is missing for a Delta table.
+    """
+    if ratings_period is not None:
+        if not isinstance(ratings_period, str) or not _PERIOD.fullmatch(ratings_period):
+            raise UsageError(
+                f"{ratings_period!r} is not a month",
+                option="ratings_period",
+                hint="give the period of the ratings table to read, YYYY-MM.",
+            )
+        if not isinstance(ratings, str):
+            raise UsageError(
+                "a period of a ratings table needs the table's folder as the list",
+                option="ratings_period",
+                hint=f"give {option('ratings')} the folder of a ratings table elo-batch wrote (OUT/ratings).",
+            )
+    if isinstance(ratings, str) and deltafiles.is_table(ratings):
+        _lake()
+        if ratings_period is None and not periods:
+            raise UsageError(
+                f"{ratings} is a Delta table of several periods",
+                option="ratings_period",
+                hint=f"give {option('ratings_period')} (YYYY-MM), the period whose list is in force.",
+            )
+
+
+def previous_month(period: str) -> str:
+    """The month before ``period``.
+
+    >>> previous_month("2026-01"), previous_month("2025-11")
+    ('2025-12', '2025-10')
+    """
+    year, month = int(period[:4]), int(period[5:7])
+    return f"{year - 1}-12" if month == 1 else f"{year}-{month - 1:02d}"
+
+
+def load(
+    ratings: str,
+    ratings_period: str | None,
+    periods: Sequence[str],
+    *,
+    fractional_ratings: bool = False,
+    encoding: str | None = None,
+) -> tuple[pl.DataFrame, InputFile]:
+    """Read and check the list of one period of a ratings table (see the module).
+
+    Returns:
+        The checked list and what the manifest records: for a Delta table, ``path`` names the table,
+        the period and the version read, and ``encoding`` is ``delta``.
+
+    Raises:
+        UsageError: as :func:`check`.
+        InputMissingError: the table or its period does not exist.
+        InputDataError: the rows are not a valid list (as any list).
+    """
+    check(ratings, ratings_period, periods)
+    if not deltafiles.is_table(ratings):
+        assert ratings_period is not None  # applies() holds
+        folder = (
+            f"{ratings.rstrip('/')}/period={ratings_period}"
+            if objectstore.is_object_store(ratings)
+            else str(Path(ratings) / f"period={ratings_period}")
+        )
+        return load_rating_list(folder, fractional_ratings=fractional_ratings, encoding=encoding)
+    period = ratings_period or previous_month(periods[0])
+    frame, version = read_period(ratings, period)
+    name = f"{ratings} (Delta table, period {period}, version {version})"
+    table, info = load_rating_list(FrameInput(frame, name, "ratings"), fractional_ratings=fractional_ratings)
+    return table, dataclasses.replace(info, path=name, encoding="delta")
+
+
+def read_period(path: str, period: str) -> tuple[pl.DataFrame, int]:
+    """The rows of ``period`` in the Delta table at ``path``, with the columns that period was written with
+    (others, which other periods brought, are left out), sorted by ``player_id``; and the version read.
+
+    Raises:
+        InputMissingError: ``path`` is not a Delta table, or has no such period.
+    """
+    lake = _lake()
+    location = objectstore.local_path(path)
+    try:
+        table = lake.DeltaTable(location)
+    except Exception as exc:  # TableNotFoundError, an unreadable log
+        raise InputMissingError(f"cannot read the Delta table ({exc})", path=path) from exc
+    written = deltafiles.own_commit(table, lambda meta: meta.get(c.PERIOD) == period)
+    rows = pl.scan_delta(table).filter(pl.col(c.PERIOD) == period)
+    names = written[1].get("columns") if written else None
+    if isinstance(names, list):
+        present = rows.collect_schema().names()
+        rows = rows.select(name for name in names if name in present)
+    frame = rows.collect()
+    if frame.height == 0 and (written is None or written[1].get("run_id") is None):
+        held = sorted({part.get(c.PERIOD) or "" for part in table.partitions()})
+        raise InputMissingError(
+            f"the Delta table has no period {period}",
+            path=path,
+            hint=f"it holds {', '.join(held) if held else 'no period'}; give {option('ratings_period')} "
+            "the period whose list is in force.",
+        )
+    sortable = c.PLAYER_ID in frame.columns
+    return (frame.sort(c.PLAYER_ID, maintain_order=True) if sortable else frame), int(table.version())
+
+
+def delta_periods(path: str) -> list[tuple[str, pl.DataFrame]]:
+    """(period, its rows) of every period of the Delta ``ratings`` table at ``path``, by period (for the chart).
+
+    Raises:
+        UsageError: deltalake is not installed.
+        InputMissingError: as :func:`read_period`.
+    """
+    lake = _lake()
+    periods = sorted({part.get(c.PERIOD) or "" for part in lake.DeltaTable(objectstore.local_path(path)).partitions()})
+    return [(period, read_period(path, period)[0]) for period in periods if period]
+
+
+def _lake() -> Any:
+    try:
+        return deltafiles.deltalake()
+    except UsageError as exc:
+        raise UsageError(
+            "reading a Delta table needs the deltalake package", option="ratings", hint=deltafiles.HINT
+        ) from exc

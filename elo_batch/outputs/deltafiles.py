@@ -1,0 +1,310 @@
+"""One commit of a Delta Lake table: a period's rows written as Parquet files by polars, then committed by
+deltalake (delta-rs) in one transaction; types mapped and the schema merged. No manifest, no repair
+(:mod:`elo_batch.outputs.delta`), no rating rules.
+
+Why not ``deltalake.write_deltalake``: fed a stream, delta-rs 1.6 holds the whole input in memory
+before its files are done (measured: 12M audit rows, +1.1 GB), and writes the stream's batches in
+parallel, out of order. polars' streaming ``sink_parquet`` writes the period's file in bounded memory and in
+order, the same way the hive writer does; delta-rs then commits the file
+(``create_write_transaction(mode="overwrite", partition_filters=[("period", "=", P)])``: the period's
+old files are removed and the new one added in one commit, which is Delta's ``replaceWhere`` on the
+partition column).
+
+Types (Delta has no categorical, null or unsigned types): categorical and enum columns are written as
+text, all-null columns as the table's type (text in a new table), unsigned integers as the next wider
+signed type. Integer ids (``player_id``, ``opponent_id``, ``game_id``) going into a table of text ids
+are written as text; text ids going into a table of integer ids make the commit rewrite the whole table
+with those ids as text (the same ids: ids compare as text). Any other column whose type differs from the
+table's, a type Delta has not, or a name that differs from another only in case (Delta's names are
+case-insensitive) is refused before anything is written. Columns a period brings are added to the
+table's schema; its rows of other periods read them as null.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.errors import OutputError, UsageError, option
+from elo_batch.outputs import objectstore
+from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, os_error
+
+#: The key of elo-batch's record in a commit's info (``commit_properties.custom_metadata``).
+KEY = "elo_batch"
+HINT = "install elo-batch with Delta Lake support: pip install 'elo-batch[delta]'."
+_IDS = (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
+_INTEGER = ("byte", "short", "integer", "long")
+_SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
+    pl.UInt8: pl.Int16, pl.UInt16: pl.Int32, pl.UInt32: pl.Int64, pl.UInt64: pl.Int64,
+}  # fmt: skip
+#: Column statistics recorded for data skipping: those exact in a Parquet footer (no float: NaN).
+_STATS = ("byte", "short", "integer", "long", "date", "string")
+_STRING_STATS = 32  # longer min/max strings are left out (Spark's stats truncate there)
+_RECENT = 24  # commits read first when looking for elo-batch's newest: two years of monthly runs
+
+
+def deltalake() -> Any:
+    """The ``deltalake`` module.
+
+    Raises:
+        UsageError: it is not installed (the hint names the extra).
+    """
+    try:
+        import deltalake
+    except ImportError as exc:
+        raise UsageError(
+            f"{option('table_format', 'delta')} needs the deltalake package", option="table_format", hint=HINT
+        ) from exc
+    return deltalake
+
+
+def is_table(path: str | Path) -> bool:
+    """True when ``path`` (a folder or a ``file:`` URL) is a Delta table: it has a ``_delta_log`` folder."""
+    location = str(path)
+    if objectstore.is_object_store(location):
+        return False
+    return (Path(objectstore.local_path(location)) / "_delta_log").is_dir()
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one commit writes into a table.
+
+    Attributes:
+        rows: Period -> its rows as the table takes them (one period; every period of the table when
+            ``whole``).
+        schema: The table's schema after the commit (a deltalake Schema).
+        columns: The columns of the period written (without those other periods brought).
+        whole: The commit replaces every period (text ids into a table of integer ids).
+    """
+
+    rows: dict[str, pl.LazyFrame]
+    schema: Any
+    columns: list[str]
+    whole: bool
+
+
+def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
+    """``frame``, the rows of ``period``, as the table at ``path`` takes them (see the module on types).
+
+    Raises:
+        OutputError: a type Delta cannot hold, a name that differs from another only in case, or a
+            column whose type differs from the table's; nothing was written.
+    """
+    lake = deltalake()
+    lazy = frame.lazy()
+    given = lazy.collect_schema()
+    table = lake.DeltaTable(str(path)) if is_table(path) else None
+    fields = list(table.schema().fields) if table is not None else []
+    held = {field.name: _kind(field.type) for field in fields}
+    readable = dict(pl.scan_delta(table).collect_schema()) if table is not None else {}
+    by_case = {column.lower(): column for column in held}
+    casts = []
+    for column, dtype in given.items():
+        twin = by_case.setdefault(column.lower(), column)
+        if twin != column:
+            raise _type_error(path, period, column, f"its name differs only in case from the column {twin!r}")
+        if isinstance(dtype, pl.Categorical | pl.Enum):
+            casts.append(pl.col(column).cast(pl.String))
+        elif dtype == pl.Null:
+            casts.append(pl.col(column).cast(readable.get(column, pl.String)))
+        elif type(dtype) in _SIGNED:
+            casts.append(pl.col(column).cast(_SIGNED[type(dtype)]))
+    lazy = lazy.with_columns(casts) if casts else lazy
+    incoming = _delta_fields(lake, lazy.collect_schema(), path, period)
+    as_text, to_text = [], []
+    for column, field in incoming.items():
+        kind = _kind(field.type)
+        if column not in held or held[column] == kind or given[column] == pl.Null:
+            continue
+        if column in _IDS and kind in _INTEGER and held[column] == "string":
+            as_text.append(column)  # integer ids into a table of text ids: the same ids, as text
+        elif column in _IDS and kind == "string" and held[column] in _INTEGER:
+            to_text.append(column)  # text ids into a table of integer ids: the table's ids become text
+        else:
+            written = lazy.collect_schema()[column]
+            problem = f"the Delta table holds {readable.get(column, held[column])}, this period writes {written}"
+            raise _type_error(path, period, column, problem)
+    lazy = lazy.with_columns(pl.col(as_text).cast(pl.String)) if as_text else lazy
+    text = lake.schema.PrimitiveType("string")
+    merged = [lake.Field(f.name, text, nullable=True) if f.name in to_text else f for f in fields]
+    merged += [field for column, field in incoming.items() if column not in held]
+    rows = {period: lazy}
+    if to_text and table is not None:  # one commit rewrites the table: its other periods as they are, ids as text
+        others = sorted({part.get(c.PERIOD) or "" for part in table.partitions()} - {period})
+        every = pl.scan_delta(table).with_columns(pl.col(to_text).cast(pl.String))
+        rows = {other: every.filter(pl.col(c.PERIOD) == other) for other in others} | rows
+    return Plan(rows, lake.Schema(merged), list(incoming), bool(to_text))
+
+
+def _kind(delta_type: Any) -> str:
+    """A Delta type's name (``long``, ``string``); nested types as delta-rs spells them."""
+    return str(getattr(delta_type, "type", delta_type))
+
+
+def _delta_fields(lake: Any, schema: pl.Schema, path: Path, period: str) -> dict[str, Any]:
+    """Column -> the Delta field it is written as, or the refusal of a type Delta has not."""
+    fields = {}
+    for column, dtype in schema.items():
+        try:
+            arrow = pl.DataFrame(schema={column: dtype}).to_arrow(compat_level=pl.CompatLevel.oldest()).schema
+            fields[column] = lake.Schema.from_arrow(arrow).fields[0]
+        except Exception as exc:  # deltalake's own error: the Arrow type has no Delta type
+            raise _type_error(path, period, column, f"Delta Lake has no type for {dtype}") from exc
+    return fields
+
+
+def _type_error(path: Path, period: str, column: str, problem: str) -> OutputError:
+    return OutputError(
+        f"{problem}; nothing of period {period} was written",
+        path=str(path),
+        column=column,
+        hint=f"write runs of one kind into one table ({option('rounding', 'none')} runs apart), rename or drop "
+        "the list's column, or give another output folder.",
+    )
+
+
+def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict[str, Any]:
+    """Write the planned rows (one file per period) and commit them in one transaction that replaces
+    ``period`` (every period when ``planned.whole``), with ``meta`` as elo-batch's record in the commit.
+
+    Returns:
+        The commit's ``version``, and the ``rows`` and ``files`` (paths in the table) of ``period`` it added.
+
+    Raises:
+        OSError: a file cannot be written (a full disk): the files written are removed.
+        OutputError: delta-rs refuses the commit (the files written are removed).
+    """
+    lake = deltalake()
+    added: list[Any] = []
+    try:
+        for each, rows in planned.rows.items():
+            added.append(_write_file(lake, path, each, rows))
+        rows_of = {action.path: json.loads(action.stats)["numRecords"] for action in added}
+        for action in [action for action in added if rows_of[action.path] == 0]:  # no file for no rows
+            (path / action.path).unlink()
+            with contextlib.suppress(OSError):  # the period's folder, when it holds nothing else
+                (path / action.path).parent.rmdir()
+            added.remove(action)
+        properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(meta, default=str)})
+        replaced = None if planned.whole else [(c.PERIOD, "=", period)]
+        if is_table(path):
+            lake.DeltaTable(str(path)).create_write_transaction(
+                added, "overwrite", planned.schema, [c.PERIOD], replaced, commit_properties=properties
+            )
+        else:
+            lake.transaction.create_table_with_add_actions(
+                str(path), planned.schema, added, "error", [c.PERIOD], commit_properties=properties
+            )
+    except BaseException as exc:
+        for action in added:
+            (path / action.path).unlink(missing_ok=True)
+        if isinstance(exc, OutputError | OSError) or not isinstance(exc, Exception):
+            raise
+        error = os_error(exc, str(path))
+        if error is not None:
+            raise error from exc
+        problem = f"cannot commit period {period} to the Delta table ({_first_line(exc)})"
+        raise OutputError(problem, path=str(path)) from exc
+    found = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == meta.get("run_id"))
+    if found is None:  # pragma: no cover - the commit just made is in the history
+        raise OutputError("the commit just written is not in the table's history", path=str(path))
+    mine = [action.path for action in added if action.partition_values[c.PERIOD] == period]
+    return {"version": found[0], "rows": sum(rows_of[file] for file in mine), "files": mine}
+
+
+def _write_file(lake: Any, path: Path, period: str, rows: pl.LazyFrame) -> Any:
+    """One period's rows as a Parquet file of the table (streamed by polars, as the hive writer does, without
+    the partition column: Delta keeps it in the log); its add action, with statistics from the footer."""
+    relative = f"{c.PERIOD}={period}/part-00000-{uuid.uuid4()}-c000.zstd.parquet"
+    target = path / relative
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        rows.drop(c.PERIOD).sink_parquet(target, **PARQUET, row_group_size=ROW_GROUP_ROWS)
+    except pl.exceptions.PolarsError as exc:
+        target.unlink(missing_ok=True)
+        error = os_error(exc, str(target))
+        if error is None:
+            raise
+        raise error from exc
+    stat = target.stat()
+    return lake.transaction.AddAction(
+        relative, stat.st_size, {c.PERIOD: period}, int(stat.st_mtime * 1000), True, json.dumps(_stats(target))
+    )
+
+
+def _stats(file: Path) -> dict[str, Any]:
+    """Delta's file statistics: rows, nulls per column, and min/max where the footer holds them exactly."""
+    import pyarrow.parquet as pq
+
+    metadata = pq.read_metadata(file)
+    schema = metadata.schema.to_arrow_schema()
+    nulls: dict[str, int] = {}
+    least: dict[str, Any] = {}
+    most: dict[str, Any] = {}
+    for index, field in enumerate(schema):
+        kind = _arrow_kind(field.type)
+        chunks = [metadata.row_group(group).column(index).statistics for group in range(metadata.num_row_groups)]
+        if kind is None or not all(chunk is not None and chunk.has_null_count for chunk in chunks):
+            continue
+        nulls[field.name] = sum(chunk.null_count for chunk in chunks)
+        bounds = [(chunk.min, chunk.max) for chunk in chunks if chunk.has_min_max]
+        if kind in _STATS and bounds and len(bounds) == sum(chunk.num_values > 0 for chunk in chunks):
+            low, high = min(bound[0] for bound in bounds), max(bound[1] for bound in bounds)
+            if kind != "string" or max(len(low), len(high)) <= _STRING_STATS:
+                least[field.name], most[field.name] = _json(low), _json(high)
+    return {"numRecords": metadata.num_rows, "minValues": least, "maxValues": most, "nullCount": nulls}
+
+
+def _arrow_kind(arrow_type: Any) -> str | None:
+    import pyarrow as pa
+
+    if pa.types.is_integer(arrow_type):
+        return "long"
+    if pa.types.is_date32(arrow_type):
+        return "date"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "string"
+    if pa.types.is_boolean(arrow_type) or pa.types.is_floating(arrow_type):
+        return "other"  # null counts only
+    return None
+
+
+def _json(value: Any) -> Any:
+    return value.isoformat() if isinstance(value, dt.date) else value
+
+
+def own_commit(
+    table: Any, wanted: Callable[[dict[str, Any]], bool] = lambda record: True, *, upto: int | None = None
+) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
+    """The newest commit of ``table`` (a DeltaTable; up to version ``upto``) written by elo-batch whose
+    record ``wanted`` accepts: (version, elo-batch's record, the whole commit info), or None. Other
+    writers' commits (``OPTIMIZE``, ``VACUUM``) are passed over. The newest commits are read first,
+    the whole history only when they do not hold it."""
+    for limit in (_RECENT, None):
+        history = table.history(limit)
+        for entry in sorted(history, key=lambda entry: -int(entry.get("version", -1))):
+            if upto is not None and int(entry.get("version", -1)) > upto:
+                continue
+            try:
+                record = json.loads(entry[KEY]) if KEY in entry else None
+            except (TypeError, ValueError):
+                record = None
+            if isinstance(record, dict) and wanted(record):
+                return int(entry["version"]), record, entry
+        if limit is not None and len(history) < limit:
+            break  # that was the whole history
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
