@@ -60,6 +60,10 @@ class Options(TypedDict, total=False):
             rejected: a number of rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``).
         encoding: Force the text encoding of CSV inputs.
         source_name: What the rows of a games frame get in ``source_file`` (default: null).
+        events: The events, one row per ``event_id`` (``event_type``, ``match_games``,
+            ``rate_all_games``, ``event_start``, ``event_end``, ``period``): a table or a CSV/Parquet path.
+        period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
+            (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
         ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
             Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
             without it gives the month before the first period rated.
@@ -80,14 +84,17 @@ class Options(TypedDict, total=False):
     max_rejected: int | str | None
     encoding: str | None
     source_name: str | None
+    events: Frame | str | os.PathLike[str] | None
+    period_by: Literal["date", "event"]
     ratings_period: str | None
     bands: str | os.PathLike[str] | pl.DataFrame | None
 
 
 _CONFIG_OPTIONS = (
     "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
+    "period_by",
 )  # fmt: skip
-_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "ratings_period", "bands")
+_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "events", "ratings_period", "bands")
 
 
 @dataclass(frozen=True, eq=False)
@@ -329,6 +336,7 @@ def validate(
         config=config,
         ratings_path=_list_source(ratings),
         encoding=options.get("encoding"),
+        events_path=_events_source(options.get("events")),
         ratings_period=options.get("ratings_period"),
         bands=_bands_frame(options),
     )
@@ -378,6 +386,7 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
             _list_source(ratings),
             config,
             encoding,
+            events=_events_source(options.get("events")),
             ratings_period=options.get("ratings_period"),
         )
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
@@ -425,6 +434,15 @@ def _games_sources(games: Source, name: str | None) -> list[str | FrameInput]:
 
 def _list_source(ratings: Source | None) -> str | list[str] | FrameInput | None:
     return None if ratings is None else _source(ratings, "ratings", None)
+
+
+def _events_source(events: object) -> str | FrameInput | None:
+    if events is None:
+        return None
+    source = _source(events, "events", None)  # type: ignore[arg-type]
+    if isinstance(source, list):
+        raise TypeError("events must be one table or one file path, not a list")
+    return source
 
 
 def _source(value: Source, parameter: str, name: str | None) -> str | list[str] | FrameInput:

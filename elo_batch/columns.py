@@ -19,6 +19,17 @@ ROUND = "round"  # round within the tournament
 WHITE_RATING = "white_rating"  # rating used for this game (rating points)
 BLACK_RATING = "black_rating"
 
+# --- event attributes: columns of the games file, or of an events file (one row per event_id) ---
+EVENT_TYPE = "event_type"  # tournament (default) | match
+MATCH_GAMES = "match_games"  # games scheduled in a match
+RATE_ALL_GAMES = "rate_all_games"  # true: the B.02 6.2 waiver (games after a match is decided are rated)
+EVENT_START = "event_start"  # date (default: the event's first game date)
+EVENT_END = "event_end"  # date (default: the event's last game date)
+#: The attributes an event has besides its ``period`` (which is also a column of every game row).
+EVENT_COLUMNS = (EVENT_TYPE, MATCH_GAMES, RATE_ALL_GAMES, EVENT_START, EVENT_END)
+TOURNAMENT = "tournament"
+MATCH = "match"
+
 # --- games file, one-sided shape (a player's results against opponents known by rating) ----------
 PLAYER_ID = "player_id"
 OPPONENT_ID = "opponent_id"
@@ -85,6 +96,7 @@ CAPPED = "capped"  # the 400-point rule changed D for this side
 K_CHANGE = "k_change"  # k_used x (score - expected), unrounded, points
 COUNTED = "counted"
 REASON = "reason"
+EVENT_RULE = "event_rule"  # the event rule that decided this side (a RULE_* value below; null: none)
 
 AUDIT_OUTPUT = (
     PERIOD,
@@ -107,6 +119,7 @@ AUDIT_OUTPUT = (
     K_CHANGE,
     COUNTED,
     REASON,
+    EVENT_RULE,
 )
 
 # rejected: input rows that could not be used
@@ -125,3 +138,16 @@ PENDING_FIRST_RATING = "pending first rating"
 FIRST_EVENT_ZERO = "first event scored zero"
 GAP_600 = "rating gap 600+ with a player above 2600"
 OUTSIDE_WINDOW = "pooled games older than 26 months"
+MATCH_UNRATED_PLAYER = "match with an unrated player"  # B.02 6.1
+MATCH_DECIDED = "played after the match was decided"  # B.02 6.2
+UNRATED_AT_START = "opponent unrated at the event's start"  # B.02 8.2.4
+
+# --- audit event_rule values: the event rule that decided a game side (B.02 clauses) -------------
+RULE_MATCH_UNRATED = "6.1 match with an unrated player"  # not rated, either side
+RULE_MATCH_DECIDED = "6.2 after the match was decided"  # not rated, either side
+RULE_MATCH_WAIVER = "6.2 waiver: rated after the match was decided"
+RULE_START_LIST = "ratings of the list at the event's start"  # a range rated the event's start month
+RULE_CLOSING_DATE = "7.1.3 closing date: rated after the month of play"
+RULE_EVENT_PERIOD = "event period"  # the event's own period placed the row
+RULE_OPPONENT_LATE = "8.2.4 opponent unrated at the event's start"  # not counted
+RULE_RATED_FOR_HIMSELF = "8.2.4 rated for himself, unrated for his opponents"

@@ -14,6 +14,8 @@ CHUNK_ROWS = 20_000_000
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 RulesName = Literal["fide", "elo"]
 CapChoice = Literal["auto", "always", "never"]
+#: What decides a game's rating period: its own period, else its date; or its event (B.02 7.1.3).
+PeriodBy = Literal["date", "event"]
 #: Most K a run may force (``k``): FIDE's largest is 40; 100 leaves room for other systems.
 MAX_K = 100
 
@@ -37,6 +39,9 @@ class RunConfig:
             they are read, checked and rated in chunks of at most this many rows, each time a pass
             over the games needs them (the per-player sums of the chunks are exact integers, so the
             result is that of one chunk).
+        period_by: ``date``: a game's ``period``, else its date, decides its month; ``event``: an event
+            is rated whole, in its own period, else in the period its last day falls in by the
+            closing-date rule (B.02 7.1.3), with the ratings of its start (see README, Events).
         bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
             the default table (``elo_batch/rules/bands.csv``).
     """
@@ -53,6 +58,7 @@ class RunConfig:
     strict: bool = False
     chunk_rows: int = CHUNK_ROWS
     max_rejected: int | str | None = None
+    period_by: PeriodBy = "date"
     bands: str | None = None
 
     def __post_init__(self) -> None:
@@ -75,6 +81,7 @@ class RunConfig:
         strict: bool = False,
         chunk_rows: int = CHUNK_ROWS,
         max_rejected: int | str | None = None,
+        period_by: str = "date",
         bands: str | None = None,
     ) -> RunConfig:
         """The settings of a run from its options, each checked: the one constructor of the CLI and the API.
@@ -83,7 +90,7 @@ class RunConfig:
             period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
                 None: no period (``validate`` checks every row).
             rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
-                max_rejected, bands:
+                max_rejected, period_by, bands:
                 As the attributes; None leaves the part to the rule set. ``rule_700`` False turns the
                 700 rule off, True on.
 
@@ -97,6 +104,7 @@ class RunConfig:
         _choice("rules", rules, get_args(RulesName))
         _choice("list_kind", list_kind, get_args(ListKind))
         _choice("cap_400", cap_400, get_args(CapChoice))
+        _choice("period_by", period_by, get_args(PeriodBy))
         if expected is not None:
             _choice("expected", expected, get_args(Expected))
         if rounding is not None:
@@ -125,6 +133,7 @@ class RunConfig:
             strict=strict,
             chunk_rows=chunk_rows,
             max_rejected=max_rejected,
+            period_by=period_by,  # type: ignore[arg-type]
             bands=bands,
         )
 

@@ -20,10 +20,12 @@ import polars as pl
 from elo_batch import __version__, sanity
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
+from elo_batch.engine.events import settle
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
+from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
@@ -103,12 +105,16 @@ def load_inputs(
     encoding: str | None = None,
     out: str | None = None,
     ratings_period: str | None = None,
+    events: str | FrameInput | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
-    """Read and check the games and the list of a run (rule sets are checked first, before any reading).
+    """Read and check the games, the list and the events of a run (rule sets are checked first, before
+    any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
+    event rejected, by event each row in its event's period; see :func:`elo_batch.engine.events.settle`).
 
-    A games folder or glob never picks up the run's own rating list or output folder. Paths may be
-    ``file:`` URLs. Frames (the Python API) are read and checked as files are. With ``ratings_period``
-    (or a Delta table as the list), the list is that period of a ratings table (:mod:`elo_batch.inputs.tablelist`).
+    A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
+    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
+    ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
+    (:mod:`elo_batch.inputs.tablelist`).
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -119,12 +125,14 @@ def load_inputs(
     elif ratings_path is not None and not isinstance(ratings_path, FrameInput):
         ratings_path = [_local(path) for path in ratings_path]
     out = objectstore.local_path(out) if out else out
+    events = _local(events)
     rule_sets = [config.rules_for(period) for period in config.periods]
     tablelist.check(ratings_path, ratings_period, config.periods)
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
-    own = tuple(path for path in (*list_paths, out) if path and not objectstore.is_object_store(path))
+    events_path = events if isinstance(events, str) else None
+    own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
     games = load_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
@@ -138,7 +146,8 @@ def load_inputs(
         rating_list, list_info = load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
-    return games, rating_list, list_info
+    table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
+    return settle(games, table, config.period_by, events_info), rating_list, list_info
 
 
 def run_bands(config: RunConfig) -> str | None:
@@ -162,6 +171,8 @@ def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_inf
         notes.extend(list_info.notes)
     if rating_list is not None and list_info and rating_list.height == 0:
         notes.append(f"{list_info.path}: the rating list has no players; every player is unrated")
+    if games.events is not None:
+        notes.extend(games.events.notes)
     return tuple(notes)
 
 
@@ -248,6 +259,7 @@ def run(
     on_lock_wait: Callable[[str], None] | None = None,
     table_format: str = "parquet",
     ratings_period: str | None = None,
+    events_path: str | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -280,6 +292,7 @@ def run(
             first period's warnings).
         ratings_period: Take the list from this period of the ratings table ``ratings_path``
             (:mod:`elo_batch.inputs.tablelist`).
+        events_path: The events file (one row per event_id), or None.
 
     Returns:
         One summary per period, in order.
@@ -317,6 +330,7 @@ def run(
             csv_formulas,
             hold,
             tables,
+            events_path,
         )
 
 
@@ -333,6 +347,7 @@ def _run(
     csv_formulas: CsvFormulas,
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
+    events_path: str | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     table_format, ratings_period = tables
@@ -345,7 +360,9 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, ratings_period)
+    games, rating_list, list_info = load_inputs(
+        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path
+    )
     bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     notes = repaired + notes
@@ -396,6 +413,7 @@ def validate(
     ratings_path: str | Sequence[str] | FrameInput | None,
     encoding: str | None = None,
     on_progress: Progress | None = None,
+    events_path: str | FrameInput | None = None,
     ratings_period: str | None = None,
     bands: pl.DataFrame | None = None,
 ) -> ValidationReport:
@@ -413,7 +431,9 @@ def validate(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, None, ratings_period)
+    games, rating_list, list_info = load_inputs(
+        games_paths, ratings_path, config, encoding, None, ratings_period, events=events_path
+    )
     table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
@@ -523,6 +543,7 @@ def _manifest(
         "inputs": {
             "games": [_recorded(f) for f in files],
             "ratings": _recorded(list_info) if list_info else None,
+            **({"events": _recorded(result.events_file)} if result.events_file else {}),
         },
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {

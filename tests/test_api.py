@@ -40,6 +40,7 @@ FLAG_OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "--cap-400": ("cap_400", str),
     "--k": ("k", int),
     "--rounding": ("rounding", str),
+    "--period-by": ("period_by", str),
 }
 
 
@@ -75,6 +76,8 @@ def _exactly(expected: str, got: object) -> bool:
 def test_golden_case_from_frames(case: Path, make: Callable[[Path], Any]) -> None:
     period, options = _options((case / "args").read_text())
     ratings = make(case / "ratings.csv") if (case / "ratings.csv").exists() else None
+    if (case / "events.csv").exists():
+        options["events"] = make(case / "events.csv")
 
     results = list(elo_batch.rate_periods(make(case / "games.csv"), periods=period, ratings=ratings, **options))
 

@@ -73,8 +73,9 @@ def test_golden_cases_give_the_parquet_rows(case: Path, cli, tmp_path: Path) -> 
     args = shlex.split((case / "args").read_text())
     periods = parse_periods(args[args.index("--period") + 1])
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []
+    events = ["--events", case / "events.csv"] if (case / "events.csv").exists() else []
     for table_format in ("parquet", "delta"):
-        result = cli("run", case / "games.csv", *ratings, *args, "--out", tmp_path / table_format,
+        result = cli("run", case / "games.csv", *ratings, *events, *args, "--out", tmp_path / table_format,
                      "--table-format", table_format)  # fmt: skip
         assert result.exit_code == 0, result.output
 

@@ -1,7 +1,8 @@
 """Every golden case (tests/golden: ../shared/cases and this project's own) through the CLI, named by its rule.
 
-A case whose ``--period`` is a range checks the rows of ``expected.csv`` against the period in their
-``period`` column (the last month of the range when there is none).
+A case may hold an ``events.csv`` (given as ``--events``). A case whose ``--period`` is a range checks the
+rows of ``expected.csv`` against the period in their ``period`` column (the last month of the range when
+there is none).
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ def test_golden_case(case: Path, sum_rows: int | None, cli, tmp_path: Path, monk
     args = shlex.split((case / "args").read_text())
     period = parse_periods(args[args.index("--period") + 1])[-1]
     ratings = ["--ratings", case / "ratings.csv"] if (case / "ratings.csv").exists() else []
+    events = ["--events", case / "events.csv"] if (case / "events.csv").exists() else []
     out = tmp_path / "out"
 
-    result = cli("run", case / "games.csv", *ratings, *args, "--out", out, "--format", "csv")
+    result = cli("run", case / "games.csv", *ratings, *events, *args, "--out", out, "--format", "csv")
 
     assert result.exit_code == 0, result.output
     with open(case / "expected.csv", newline="", encoding="utf-8-sig") as f:

@@ -65,6 +65,28 @@ def test_tata_import_then_run_rates_87_games(cli, tmp_path: Path) -> None:
     assert (carlsen["change"], carlsen["rating"]) == (3, 2868)
 
 
+def test_tata_pgn_by_event_is_rated_in_2022_02_and_by_date_in_2022_01(cli, tmp_path: Path) -> None:
+    """FIDE's news of the March 2022 list: the Tata Steel tournament "ended in January, but its results
+    were incorporated in the March rating-list" (last round 30 January, after the 29 January closing
+    date of the February list, B.02 7.1.3). By event: period 2022-02; by date: 2022-01, as before."""
+    games = tmp_path / "games.parquet"
+    assert cli("import", "pgn", TATA, "-o", games).exit_code == 0
+    rules = ["--rule-set", "fide-2024-03"]
+
+    by_event = cli("run", games, "--period", "2022-02", "--period-by", "event", *rules, "--out", tmp_path / "e")
+    by_date = cli("run", games, "--period", "2022-01", *rules, "--out", tmp_path / "d")
+
+    assert by_event.exit_code == 0 and by_date.exit_code == 0, by_event.output + by_date.output
+    assert "91 rows read = 87 counted + 4 not counted (see audit) + 0 other periods" in by_event.stderr
+    assert "91 rows read = 87 counted + 4 not counted (see audit) + 0 other periods" in by_date.stderr
+    event_list, date_list = (
+        read_table(tmp_path / "e", "ratings", "2022-02"),
+        read_table(tmp_path / "d", "ratings", "2022-01"),
+    )
+    assert event_list.drop("period").equals(date_list.drop("period"))  # the same games, ratings and K
+    assert event_list.filter(pl.col("player_id") == "1503014")["rating"].item() == 2868
+
+
 def test_modern_sample_names_only_and_unknown_dates_are_reported() -> None:
     games, report = read_pgn([str(MODERN)])
 

@@ -143,3 +143,43 @@ def test_import_trf_bad_period_exits_2(cli) -> None:
     result = cli("import", "trf", TATA_TRF, "-o", "x.parquet", "--period", "May 2024")
     assert result.exit_code == 2
     assert "'May 2024' is not a rating period" in result.stderr
+
+
+def test_tata_by_event_goes_on_the_march_2022_list_as_fide_published(cli, tmp_path: Path) -> None:
+    """The Tata Steel Masters ended on 30 January 2022, after the closing date of the 1 February list
+    (29 January, B.02 7.1.3): FIDE rated it on the March list, period 2022-02. By event, the January run
+    rates none of it and counts its 91 rows as deferred; the February run rates it with the ratings of
+    its start (the report's, those of the January list): Carlsen 2865 + 3 = 2868, as by date in 2022-01."""
+    games = tmp_path / "tata.parquet"
+    assert cli("import", "trf", TATA_TRF, "-o", games).exit_code == 0
+    out = tmp_path / "out"
+    by_event = ["--period-by", "event", "--rule-set", "fide-2024-03", "--out", out]
+
+    january = cli("run", games, "--period", "2022-01", *by_event)
+    february = cli("run", games, "--period", "2022-02", *by_event)
+
+    assert january.exit_code == 0, january.output
+    assert "91 rows read = 0 counted + 0 not counted (see audit) + 91 other periods + 0 rejected" in january.stderr
+    assert "2022-01: 91 row(s) dated in 2022-01 are rated in a later period (2022-02: 91)" in january.stderr
+    assert february.exit_code == 0, february.output
+    assert "91 rows read = 87 counted + 4 not counted (see audit) + 0 other periods" in february.stderr
+    assert "'84th Tata Steel Masters' ended 2022-01-30 (closing date: 2022-02)" in february.stderr
+    ratings = read_table(out, "ratings", "2022-02")
+    assert ratings.filter(pl.col("player_id") == "1503014")["rating"].item() == 2868
+    assert read_table(out, "ratings", "2022-01").height == 0
+    audit = read_table(out, "audit", "2022-02")
+    assert set(audit["event_rule"].to_list()) == {"7.1.3 closing date: rated after the month of play"}
+
+
+def test_tata_by_event_in_a_range_equals_the_single_period(cli, tmp_path: Path) -> None:
+    games = tmp_path / "tata.parquet"
+    assert cli("import", "trf", TATA_TRF, "-o", games).exit_code == 0
+    rule_set = ["--period-by", "event", "--rule-set", "fide-2024-03"]
+
+    ranged = cli("run", games, "--period", "2022-01..2022-02", *rule_set, "--out", tmp_path / "range")
+    single = cli("run", games, "--period", "2022-02", *rule_set, "--out", tmp_path / "single")
+
+    assert ranged.exit_code == 0 and single.exit_code == 0, ranged.output + single.output
+    assert read_table(tmp_path / "range", "ratings", "2022-02").equals(
+        read_table(tmp_path / "single", "ratings", "2022-02")
+    )

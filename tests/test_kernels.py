@@ -8,7 +8,10 @@ formula, rounding by period, by game or none (fractional ratings), the rapid 600
 rules (the 400-point upgrade once per event, a pre-pass fact; the 2022 first ratings), the compression
 of 1 March 2024 and the rapid seed from the standard rating (R&B 7.2.1); with game ids repeated in
 other chunks, newcomers' pools (from the list and from this period, first events scored zero),
-forfeits, and without a list (ratings from the game rows).
+forfeits, and without a list (ratings from the game rows); with events, by date and by event: a match
+(B.02 6.1, 6.2 and its waiver, rows anywhere in the file), events moved into or out of the period by
+their last day (7.1.3), game-row ratings with empty cells (8.2.4). The event columns of a chunk are
+those of the whole table (:func:`elo_batch.engine.eventrows.event_columns` reads one chunk).
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elo_batch.config import RunConfig
-from elo_batch.engine import listchanges, prepass
+from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine.audit import audit
+from elo_batch.engine.events import settle
 from elo_batch.engine.finish import finalize
 from elo_batch.engine.period import rate_period
 from elo_batch.engine.sides import Chunk, rate_chunk
@@ -32,7 +36,7 @@ from elo_batch.engine.sums import SUM_ROWS, partial_sums, reduce_sums
 from elo_batch.errors import InternalError
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput, _check_file, _mark_duplicates
+from elo_batch.inputs.validate import GamesInput, _check_file, _mark_duplicates, _split_event_rows
 from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
 
 PERIOD = "2025-11"
@@ -63,20 +67,25 @@ def rules_of(name: str) -> RuleSet:
 POOLS = [None, "2025-09:2:2:3400", "2025-10:3:1:5100", "2025-10:0:0:0", "2024-01:4:8:8000"]
 
 
-def games_input(frame: pl.DataFrame, *, fractional: bool) -> GamesInput:
-    """Game rows in memory checked as a file's are (one file, ``games``), repeated game_ids flagged."""
+def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str | None = "date") -> GamesInput:
+    """Game rows in memory checked as a file's are (one file, ``games``), repeated game_ids flagged, with
+    their event facts (:func:`elo_batch.engine.events.settle`; ``period_by`` None: without)."""
     table = frame.with_columns(
         pl.lit("games").alias("source_file"), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_row")
     )
     good, bad, absent = _check_file(table, "games", fractional, trimmed=True)
+    good, attributes = _split_event_rows(good)
     rows, reused, period_rows = _mark_duplicates(good.collect())
     info = InputFile("games", 0, "", frame.height, "utf-8", ",")
-    return GamesInput(rows, pl.concat([bad.collect(), reused]), (info,), period_rows, frozenset(absent))
+    event_rows = attributes.collect() if attributes is not None else None
+    games = GamesInput(rows, pl.concat([bad.collect(), reused]), (info,), period_rows, frozenset(absent), event_rows)
+    return games if period_by is None else settle(games, None, period_by)  # type: ignore[arg-type]
 
 
 @st.composite
-def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str]:
-    """A period's games (two-sided, with repeats) and the list in force (or None), and the rules' name."""
+def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str, str]:
+    """A period's games (two-sided, with repeats, events and a match), the list in force (or None), the
+    rules' name and what decides the periods."""
     rules = draw(st.sampled_from(sorted(RULES)))
     fractional = rules.endswith("rounding-none")
     n_players = draw(st.integers(3, 8))
@@ -111,29 +120,48 @@ def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str]:
         st.sampled_from(["1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1/2-1/2", "1-0", "+--", "--+"]),
         st.integers(1, 30),
         st.sampled_from([None, "E1", "E2", "E3"]),
-        rated_or_not if not with_list else st.none(),
-        rated_or_not if not with_list else st.none(),
+        rated_or_not,
+        rated_or_not,
     )
     games = draw(st.lists(game, min_size=12, max_size=60))
+    # a match of P0 and P1 (3 or 4 games scheduled, maybe the 6.2 waiver), its rounds anywhere in the file
+    match_games = draw(st.integers(3, 4))
+    waiver = draw(st.sampled_from([None, "false", "true"]))
+    played = draw(st.lists(st.sampled_from(["1-0", "0-1", "1/2-1/2", "+--"]), min_size=0, max_size=6))
+    matches = [((0, 1) if r % 2 else (1, 0), result, 10 + r, "M", None, None) for r, result in enumerate(played)]
+    games = games + matches
+    order = draw(st.permutations(range(len(games))))
+    days = ["2025-10-28", "2025-10-31"] + [f"{PERIOD}-{day:02d}" for day in range(1, 31)]
     rows = [
         {
             "game_id": f"g{i}",
-            "date": f"{PERIOD}-{day:02d}",
+            "date": days[day % len(days)] if event != "M" else f"{PERIOD}-{day:02d}",
             "event_id": event,
+            "round": str(day - 9) if event == "M" else None,
+            "event_type": "match" if event == "M" else None,
+            "match_games": str(match_games) if event == "M" else None,
+            "rate_all_games": waiver if event == "M" else None,
             "white_id": ids[w],
             "black_id": ids[b],
             "result": result,
             "white_rating": wr,
             "black_rating": br,
         }
-        for i, ((w, b), result, day, event, wr, br) in enumerate(games)
+        for i, ((w, b), result, day, event, wr, br) in ((i, games[i]) for i in order)
     ]
     for repeat in draw(st.lists(st.integers(0, len(rows) - 1), max_size=4)):  # exact repeats, anywhere later
         rows.insert(draw(st.integers(repeat + 1, len(rows))), dict(rows[repeat]))
-    frame = pl.DataFrame(rows, schema_overrides={"white_rating": pl.Float64, "black_rating": pl.Float64})
-    if with_list:
+    frame = pl.DataFrame(
+        rows,
+        schema_overrides={
+            "white_rating": pl.Float64, "black_rating": pl.Float64, "round": pl.String, "event_type": pl.String,
+            "match_games": pl.String, "rate_all_games": pl.String,
+        },
+    )  # fmt: skip
+    if with_list and draw(st.booleans()):  # else the game rows' ratings, empty cells among them (8.2.4)
         frame = frame.drop("white_rating", "black_rating")
-    return frame, rating_list if with_list else None, rules
+    period_by = draw(st.sampled_from(["date", "event"]))
+    return frame, rating_list if with_list else None, rules, period_by
 
 
 def _cuts(data: st.DataObject, rows: int) -> list[tuple[int, int]]:
@@ -146,9 +174,9 @@ def _cuts(data: st.DataObject, rows: int) -> list[tuple[int, int]]:
 @SETTINGS
 @given(periods(), st.data())
 def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
-    frame, rating_list, name = case
+    frame, rating_list, name, period_by = case
     rules = rules_of(name)
-    games = games_input(frame, fractional=rules.rounding == "none")
+    games = games_input(frame, fractional=rules.rounding == "none", period_by=period_by)
     block = data.draw(st.sampled_from([SUM_ROWS, 1, 2, 3, 7]), label="block_rows")
     with mock.patch("elo_batch.engine.period._SUM_ROWS", block):
         whole = rate_period(games, rating_list, rules, PERIOD)
@@ -157,6 +185,7 @@ def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
     prepared = prepass.prepare(games, seeded, PERIOD, rules=rules)
     table = prepared.table
     chunks = [Chunk(start, table.slice(start, stop - start)) for start, stop in _cuts(data, table.height)]
+    assert pl.concat([eventrows.event_columns(chunk.rows, prepared.events) for chunk in chunks]).equals(table)
     rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
     partials = [partial_sums(chunk, sides, rules, prepared.players) for chunk, sides in zip(chunks, rated, strict=True)]
     order = data.draw(st.permutations(range(len(partials))), label="reduce order")

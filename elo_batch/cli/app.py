@@ -90,6 +90,11 @@ class ListChoice(StrEnum):
     blitz = "blitz"
 
 
+class PeriodByChoice(StrEnum):
+    date = "date"
+    event = "event"
+
+
 class LogFormat(StrEnum):
     text = "text"
     json = "json"
@@ -145,6 +150,16 @@ RoundingOpt = Annotated[
     RoundingChoice | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
 ]
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
+EventsOpt = Annotated[
+    str | None, typer.Option(help="Events file (CSV or Parquet): one row per event_id with its attributes.")
+]
+PeriodByOpt = Annotated[
+    PeriodByChoice,
+    typer.Option(
+        help="date: a game's period, else its date, decides its month; event: an event is rated whole, in "
+        "its period, else by the closing date (B.02 7.1.3), with the ratings of its start."
+    ),
+]
 LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text or JSON lines.")]
 CsvFormulasOpt = Annotated[
     CsvFormulasChoice,
@@ -184,6 +199,8 @@ def run_command(
     k: KOpt = None,
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
+    events: EventsOpt = None,
+    period_by: PeriodByOpt = PeriodByChoice.date,
     strict: Annotated[bool, typer.Option(help="Fail (exit 65) when any row is rejected; write nothing.")] = False,
     max_rejected: Annotated[
         str | None,
@@ -216,7 +233,7 @@ def run_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
-            max_rejected=max_rejected, bands=bands,
+            max_rejected=max_rejected, period_by=period_by, bands=bands,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             run(
@@ -232,6 +249,7 @@ def run_command(
                 csv_formulas=csv_formulas.value,  # type: ignore[arg-type]
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
+                events_path=events,
                 table_format=table_format.value,
                 ratings_period=ratings_period,
             )
@@ -257,6 +275,8 @@ def validate_command(
     k: KOpt = None,
     no_700_rule: No700Opt = False,
     rounding: RoundingOpt = None,
+    events: EventsOpt = None,
+    period_by: PeriodByOpt = PeriodByChoice.date,
     encoding: EncodingOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
@@ -271,7 +291,7 @@ def validate_command(
         check_encoding(encoding)
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, False, chunk_rows,
-            bands=bands,
+            period_by=period_by, bands=bands,
         )  # fmt: skip
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             report = validate(
@@ -281,6 +301,7 @@ def validate_command(
                 encoding=encoding,
                 on_progress=bar,
                 ratings_period=ratings_period,
+                events_path=events,
             )
         return _log_validation(report, log_format)
 
@@ -301,6 +322,7 @@ def _config(
     chunk_rows: int = CHUNK_ROWS,
     *,
     max_rejected: int | str | None = None,
+    period_by: PeriodByChoice = PeriodByChoice.date,
     bands: str | None = None,
 ) -> RunConfig:
     return RunConfig.from_options(
@@ -316,6 +338,7 @@ def _config(
         strict=strict,
         chunk_rows=chunk_rows,
         max_rejected=max_rejected,
+        period_by=period_by.value,
         bands=bands,
     )
 

@@ -77,8 +77,9 @@ def audit(
         order = order.filter(~(pl.lit(table[s.ONE_SIDED]).gather(pl.col(s.AT)) & (pl.col(s.SIDE) == 1)))
     sides = order.select(
         s.SIDE,
-        *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE)),
+        *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE)),
         side(s.IDX, s.WHITE, s.BLACK),
+        side(s.OWN_LATE, s.WHITE_LATE, s.BLACK_LATE),
         side(s.OPP, s.BLACK, s.WHITE),
         side(s.SIDE_SCORE, s.SCORE100, s.BLACK_SCORE),
         rated_value(c.RATING).alias(c.RATING),
@@ -93,8 +94,12 @@ def audit(
     published = _is_in_keys(pl.col(s.KEY), finished.flags.published)
     kdev100 = pl.col(s.K_AUDIT) * pl.col(s.DEV)  # null when not rated
     pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
-    named = [c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO]
-    reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code, then FIRST_EVENT_ZERO
+    named = [
+        c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO,
+        c.MATCH_UNRATED_PLAYER, c.MATCH_DECIDED, c.UNRATED_AT_START,
+    ]  # fmt: skip
+    reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code (FIRST_EVENT_ZERO among them)
+    rules_named = pl.Series(s.EVENT_RULES, dtype=pl.Categorical)  # by __event_rule
     reason = pl.when(ignored).then(s.FIRST_EVENT_ZERO).when(published).then(s.COUNTED).otherwise(s.CODE)
     colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(s.SIDE)).cast(pl.UInt32)
     completed = complete(sides, rules).with_columns(pl.when(s.RATED).then(k_used).alias(s.K_AUDIT))
@@ -116,6 +121,23 @@ def audit(
         s.written_points(kdev100, rules.expected).alias(c.K_CHANGE),
         (pl.col(s.RATED) | published).alias(c.COUNTED),
         pl.lit(reasons).gather(reason.cast(pl.UInt32)).alias(c.REASON),
+        pl.lit(rules_named).gather(_event_rule().cast(pl.UInt32)).alias(c.EVENT_RULE),
+    )
+
+
+def _event_rule() -> pl.Expr:
+    """The event rule that decided a side (``__event_rule`` codes): a match's rule (B.02 6.1, 6.2), else
+    8.2.4 seen from this side (an opponent unrated at the event's start; a player unrated there who
+    counts, rated for himself), else the row's rule (list at the event's start, period)."""
+    row_rule = pl.col(s.EVENT_RULE)
+    return (
+        pl.when(row_rule.is_in([s.RULE_MATCH_UNRATED, s.RULE_MATCH_DECIDED, s.RULE_MATCH_WAIVER]))
+        .then(row_rule)
+        .when(pl.col(s.CODE) == s.UNRATED_AT_START)
+        .then(s.RULE_OPPONENT_LATE)
+        .when(pl.col(s.OWN_LATE) & pl.col(s.RATED))
+        .then(s.RULE_RATED_FOR_HIMSELF)
+        .otherwise(row_rule)
     )
 
 

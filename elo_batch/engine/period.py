@@ -19,7 +19,7 @@ result does not depend on the chunking.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -27,14 +27,16 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
-from elo_batch.engine import listchanges, prepass
+from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
+from elo_batch.engine.events import START_PERIOD
 from elo_batch.engine.finish import finalize
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
 from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
+from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
@@ -83,6 +85,7 @@ class PeriodResult:
         warnings: Things the user should know that did not stop the run.
         unlisted: Ids of the period's players absent from the list in force, in order of first
             appearance (empty without a list: every player is taken from the games).
+        events_file: The events file read (for the manifest), or None.
         band_moves: Players whose band went (up, down), among those with a band before and after.
     """
 
@@ -95,6 +98,7 @@ class PeriodResult:
     counts: Counts
     warnings: tuple[str, ...]
     unlisted: pl.Series = field(default_factory=lambda: pl.Series(c.PLAYER_ID, [], pl.String))
+    events_file: InputFile | None = None
     band_moves: tuple[int, int] = (0, 0)
 
 
@@ -119,7 +123,11 @@ def rate_periods(
     current = rating_list
     if current is not None and current[c.PLAYER_ID].dtype == pl.Int64 and games.id_type != pl.Int64:
         current = current.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))  # ids as text, as the games give them
+    started = _start_months(games, config.periods)
+    start_lists: dict[str, pl.DataFrame | None] = {}  # the lists in force of those months, once rated
     for number, period in enumerate(config.periods):
+        if period in started:  # as the period rates it: a list rating under the floor is no rating (B.02 7.1.2)
+            start_lists[period] = unrate_below_floor(current, config.rules_for(period).floor, period)[0]
         result = rate_period(
             games,
             current,
@@ -127,10 +135,23 @@ def rate_periods(
             period,
             add_players_from_games=rating_list is None,
             reject_undated=number == 0,
+            start_lists=start_lists,
             bands=bands,
         )
         yield result
         current = as_list_in_force(result.ratings)
+
+
+def _start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
+    """Months of the run in which an event started that is rated in a later month of the run (by event:
+    its games use the list in force of its first month)."""
+    facts = games.events
+    if facts is None or facts.period_by != "event":
+        return set()
+    later = facts.events.filter(pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(START_PERIOD)))[
+        START_PERIOD
+    ]
+    return set(later.filter(later.is_in(list(periods))).to_list())
 
 
 def rate_period(
@@ -141,6 +162,7 @@ def rate_period(
     *,
     add_players_from_games: bool = False,
     reject_undated: bool = True,
+    start_lists: Mapping[str, pl.DataFrame | None] | None = None,
     bands: Bands | None = None,
 ) -> PeriodResult:
     """Rate one period: expected scores, K, change, new list and audit.
@@ -157,6 +179,8 @@ def rate_period(
         reject_undated: Write the rejected rows whose period cannot be read (no usable date or period)
             into this period's ``rejected``; False for the later periods of a range, so that a warehouse
             counts each bad row once (they count there as rows of other periods).
+        start_lists: The lists in force of earlier months of a range, by month: by event, the games of
+            an event that started in one of them use its ratings.
         bands: The band table of the new list's ``band`` (default: the table of ``rules/bands.csv``).
 
     Returns:
@@ -168,7 +192,14 @@ def rate_period(
     """
     rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
     rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period)
-    prepared = prepass.prepare(games, rating_list, period, add_players_from_games=add_players_from_games, rules=rules)
+    prepared = prepass.prepare(
+        games,
+        rating_list,
+        period,
+        add_players_from_games=add_players_from_games,
+        start_lists=start_lists,
+        rules=rules,
+    )
     table = prepared.table
     block = _SUM_ROWS
     chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
@@ -184,9 +215,10 @@ def rate_period(
     bands = bands or band_rules.default_bands()
     finished = finalize(prepared, totals, rules, period, bands)
     whole = Chunk(0, table)
+    every_side = RatedSides.concat(rated)
     audited = audit(
         whole,
-        RatedSides.concat(rated),
+        every_side,
         finished,
         ids=prepared.ids,
         source_file=games.source_file(pl.col(s.ROW_KEY)),
@@ -215,10 +247,36 @@ def rate_period(
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
     up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
-    warnings = (*floor_warnings, *prepared.warnings, *notes, *_one_off_notes(finished.ratings, rules))
-    return PeriodResult(
-        period, rules, finished.ratings, audited, audit_rows, rejected, counts, warnings, unlisted, (up, down)
+    warnings = (
+        *floor_warnings,
+        *prepared.warnings,
+        *notes,
+        *_one_off_notes(finished.ratings, rules),
+        *_rule_notes(period, table, every_side),
     )
+    events_file = games.events.source if games.events is not None else None
+    return PeriodResult(
+        period,
+        rules,
+        finished.ratings,
+        audited,
+        audit_rows,
+        rejected,
+        counts,
+        warnings,
+        unlisted,
+        events_file,
+        (up, down),
+    )
+
+
+def _rule_notes(period: str, table: pl.DataFrame, rated: RatedSides) -> list[str]:
+    """The warnings about the sides that event rules decided (B.02 6.1, 6.2, 8.2.4)."""
+    codes = [s.MATCH_UNRATED, s.MATCH_DECIDED, s.UNRATED_AT_START]
+    sides = pl.concat([rated.white[s.CODE], rated.black[s.CODE].filter(~table[s.ONE_SIDED])])
+    by_code = dict(sides.filter(sides.is_in(codes)).value_counts().iter_rows())
+    waived = int((table[s.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
+    return eventrows.rule_notes(period, by_code, waived)
 
 
 def _one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:

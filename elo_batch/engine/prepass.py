@@ -9,7 +9,11 @@ map needs nothing of the other chunks:
   first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
 - the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
   across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
-- the pools of unrated players from earlier periods (the list's ``pending`` column).
+- the pools of unrated players from earlier periods (the list's ``pending`` column);
+- the event facts of each row (:mod:`elo_batch.engine.eventrows`): the ratings of the list at the
+  event's start, and the event rules (B.02 6.1, 6.2, 8.2.4) as columns;
+- under the once-per-event 400-point rule (2022), each player's one upgrade per event
+  (:mod:`elo_batch.engine.upgrades`), decided after the event columns, with the ratings they give.
 
 A newcomer's first event is not a column: it is the event with the earliest date (then row) among the
 newcomer's pending sides, decided in :mod:`elo_batch.engine.finish` from the pending sides that every
@@ -18,6 +22,7 @@ chunk hands on (see :mod:`elo_batch.engine.sums`), which does not depend on how 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -25,8 +30,8 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.engine import eventrows, upgrades
 from elo_batch.engine import schema as s
-from elo_batch.engine import upgrades
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import RuleSet
@@ -51,6 +56,7 @@ class Prepared:
             the players' dense indices ``__w``, ``__b`` (UInt32).
         list_rating: The rating on the list in force of each index (Float64; null: unrated or unlisted).
         warnings: Things the user should know that did not stop the period.
+        events: The period's event facts (None when the games have none worked out).
     """
 
     listed: pl.DataFrame
@@ -58,6 +64,7 @@ class Prepared:
     table: pl.DataFrame
     list_rating: pl.Series
     warnings: tuple[str, ...]
+    events: eventrows.PeriodEvents | None = None
 
     @property
     def players(self) -> int:
@@ -71,6 +78,7 @@ def prepare(
     period: str,
     *,
     add_players_from_games: bool = False,
+    start_lists: Mapping[str, pl.DataFrame | None] | None = None,
     rules: RuleSet | None = None,
 ) -> Prepared:
     """The pre-pass of one period.
@@ -82,11 +90,13 @@ def prepare(
         period: Month of play, ``YYYY-MM``.
         add_players_from_games: Add players met in the games but absent from ``rating_list``, rated
             from the game rows (a range run without a list).
+        start_lists: The lists in force of earlier months of a range, by month, that events of this
+            period started in (see :func:`elo_batch.engine.eventrows.period_events`).
         rules: The period's rule set: under the once-per-event 400-point rule (2022), each player's one
             upgrade per event is marked on the table (:func:`elo_batch.engine.upgrades.mark`).
 
     Returns:
-        The period's list, player index and table.
+        The period's list, player index and table (with the event columns).
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
     listed, warnings = _period_list(rating_list, rows, add_players_from_games)
@@ -94,9 +104,16 @@ def prepare(
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
+    events = None
+    if games.events is not None:
+        events = eventrows.period_events(games.events, period, listed, ids, start_lists or {})
+        warnings += events.notes
+    table = eventrows.event_columns(table, events)
+    if events is not None:
+        warnings += eventrows.start_note(events, table)
     if rules is not None:
         table = upgrades.mark(table, list_rating, rules)
-    return Prepared(listed, ids, table, list_rating, tuple(warnings))
+    return Prepared(listed, ids, table, list_rating, tuple(warnings), events)
 
 
 def _period_list(

@@ -43,6 +43,20 @@ TABLE: Final = (
     c.WHITE_RATING, c.BLACK_RATING,
 )  # fmt: skip
 INDEX_TYPE: Final = pl.UInt32()  # a dense player index
+# event facts of a row (elo_batch.engine.eventrows), after the pre-pass
+EVENT_RULE: Final = "__event_rule"  # UInt8: the event rule of the row (a RULE_* code below; 0: none)
+WHITE_LATE: Final = "__w_late"  # Boolean: white had no rating at the event's start (B.02 8.2.4 signal)
+BLACK_LATE: Final = "__b_late"  # Boolean: black had none
+#: Columns the pre-pass adds to the period table for the events (besides TABLE and the indices).
+EVENT_TABLE: Final = (EVENT_RULE, WHITE_LATE, BLACK_LATE)
+#: The event rules a game side can be decided by (``__event_rule`` codes, the audit's ``event_rule``):
+#: row rules 1..6, side rules 7..8 (the side's own view of B.02 8.2.4).
+NO_RULE, RULE_MATCH_UNRATED, RULE_MATCH_DECIDED, RULE_MATCH_WAIVER = 0, 1, 2, 3
+RULE_START_LIST, RULE_CLOSING_DATE, RULE_EVENT_PERIOD, RULE_OPPONENT_LATE, RULE_RATED_FOR_HIMSELF = 4, 5, 6, 7, 8
+EVENT_RULES: Final = (
+    None, c.RULE_MATCH_UNRATED, c.RULE_MATCH_DECIDED, c.RULE_MATCH_WAIVER, c.RULE_START_LIST, c.RULE_CLOSING_DATE,
+    c.RULE_EVENT_PERIOD, c.RULE_OPPONENT_LATE, c.RULE_RATED_FOR_HIMSELF,
+)  # fmt: skip
 
 # pre-pass, while looking players up
 ID_KEY: Final = "__id_key"  # a player id, or its 64-bit hash
@@ -67,16 +81,21 @@ PD: Final = "__pd100"  # PD in hundredths: Int8 (table 8.1.2) or Float64 (formul
 RATED: Final = "__rated"  # Boolean: the side counts for a rated player (CODE == 0)
 UPGRADE: Final = "__upgrade"  # Boolean: the side's one 400-point upgrade of the event (WHITE_UP / BLACK_UP)
 HAS_SIDE: Final = "__has_side"  # Boolean: the row has this side (a one-sided row has no black side)
+OWN_LATE: Final = "__late"  # Boolean: the side's player had no rating at the event's start (8.2.4)
+OPP_LATE: Final = "__opp_late"  # Boolean: the opponent had none
 DEV: Final = "__dev100"  # score - PD in hundredths (Int or Float64)
 #: What the map keeps of each rated side for the audit: the rating used, CODE and PD (the opponent's
 #: rating used is the other side's rating).
 RATED_SIDE: Final = (c.RATING, CODE, PD)
 
-#: Why a game side is not counted, by precedence (CODE 1..5; 0 = counted). Code 4 is the pending
-#: first rating under rule sets with initial ratings, else "unrated player".
+#: Why a game side is not counted (CODE 1..5, 7..9; 0 = counted). Code 4 is the pending first rating
+#: under rule sets with initial ratings, else "unrated player". Precedence (see sides.rate): duplicate,
+#: forfeit, match with an unrated player (B.02 6.1), after the match was decided (6.2), opponent
+#: unrated at the event's start (8.2.4), unrated opponent, unrated player, the 600/2600 gap.
 COUNTED, DUPLICATE_ROW, FORFEITED, UNRATED_OPPONENT, UNRATED_PLAYER, GAP = 0, 1, 2, 3, 4, 5
 #: The audit's reason code of a pending side whose event is the player's first, scored zero (B.02 8.2.1).
 FIRST_EVENT_ZERO: Final = 6
+MATCH_UNRATED, MATCH_DECIDED, UNRATED_AT_START = 7, 8, 9
 
 #: A pending side: an unrated player's game against a rated opponent (what first ratings need).
 PENDING_SIDES: Final = (KEY, IDX, ROW_KEY, c.DATE, c.EVENT_ID, SCORE100, c.OPPONENT_RATING)

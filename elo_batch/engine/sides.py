@@ -81,9 +81,11 @@ def pd_type(rules: RuleSet) -> pl.DataType:
 
 def side_view(white: bool) -> list[pl.Expr]:
     """A row of the period table as its white (or black) side, from that player's point of view: the
-    side's key, player and opponent index, score and the ratings written on the game row."""
+    side's key, player and opponent index, score, the ratings written on the game row (those at the
+    event's start) and whether each player had none there (B.02 8.2.4)."""
     me, other = (s.WHITE, s.BLACK) if white else (s.BLACK, s.WHITE)
     game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
+    own_late, opp_late = (s.WHITE_LATE, s.BLACK_LATE) if white else (s.BLACK_LATE, s.WHITE_LATE)
     return [
         (2 * pl.col(s.ROW_KEY) + (0 if white else 1)).alias(s.KEY),
         pl.col(me).alias(s.IDX),
@@ -91,6 +93,8 @@ def side_view(white: bool) -> list[pl.Expr]:
         (pl.col(s.SCORE100) if white else (100 - pl.col(s.SCORE100)).cast(pl.Int16)).alias(s.SIDE_SCORE),
         pl.col(game_ro).alias(s.RO_GAME),
         pl.col(game_rc).alias(s.RC_GAME),
+        pl.col(own_late).alias(s.OWN_LATE),
+        pl.col(opp_late).alias(s.OPP_LATE),
     ]
 
 
@@ -111,8 +115,9 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
     """The rating used for each game side, whether it counts (``__code``) and PD.
 
     Args:
-        sides: Game sides (:func:`side_view`) with the row's ``one_sided``, ``forfeit`` and ``duplicate``
-            (and ``__upgrade``, :func:`side_upgrade`, under the once-per-event 400-point rule).
+        sides: Game sides (:func:`side_view`) with the row's ``one_sided``, ``forfeit``, ``duplicate``
+            and ``__event_rule`` (and ``__upgrade``, :func:`side_upgrade`, under the once-per-event
+            400-point rule).
         list_rating: The rating on the list in force by dense index (null: unrated or unlisted).
         rules: The period's rule set.
 
@@ -124,7 +129,8 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.1-8.3.2 (D after the 400-point rule, PD), 5.1
-        (forfeits), 7.1 (unrated players); R&B 7.3.1 (600/2600); ``fide-rules.md`` sections 1-3.
+        (forfeits), 6.1 and 6.2 (matches), 7.1 (unrated players), 8.2.4 (a player unrated at the
+        event's start: unrated for his opponents); R&B 7.3.1 (600/2600); ``fide-rules.md`` sections 1-3, 5.
     """
     dtype = rating_type(rules)
     ratings = pl.lit(list_rating.cast(dtype))
@@ -145,6 +151,12 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         .then(s.DUPLICATE_ROW)
         .when(pl.col(s.FORFEIT))
         .then(s.FORFEITED)
+        .when(pl.col(s.EVENT_RULE) == s.RULE_MATCH_UNRATED)
+        .then(s.MATCH_UNRATED)
+        .when(pl.col(s.EVENT_RULE) == s.RULE_MATCH_DECIDED)
+        .then(s.MATCH_DECIDED)
+        .when(pl.col(s.OPP_LATE) & pl.col(s.RC_LIST).is_not_null())
+        .then(s.UNRATED_AT_START)
         .when(~opponent_rated)
         .then(s.UNRATED_OPPONENT)
         .when(pl.col(s.RO_LIST).is_null())
@@ -172,7 +184,7 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
     Returns:
         The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
-    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE]
+    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE]
     if rules.cap_400 == "once-per-event" and s.WHITE_UP not in chunk.rows.columns:
         raise InternalError(
             f"rule set {rules.name}: the period table has no 400-point upgrade marks",

@@ -44,7 +44,7 @@ def mark(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Data
     if rules.cap_400 != "once-per-event":
         return table
     coded = replace(rules, cap_400="always")  # whether a side counts does not depend on the cap
-    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.ROW_KEY, c.DATE, c.EVENT_ID]
+    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE, s.ROW_KEY, c.DATE, c.EVENT_ID]
     candidates = []
     for is_white in (True, False):
         has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)

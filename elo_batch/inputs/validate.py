@@ -11,13 +11,14 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import DATE_RANGE, cell_text, in_date_range, inexact_number, is_date_type, text_column
+from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.names import READER_COLUMNS, escape, unescape
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
@@ -36,6 +37,9 @@ from elo_batch.inputs.readers import (
 )
 from elo_batch.inputs.text import column_hints
 from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
+
+if TYPE_CHECKING:
+    from elo_batch.engine.events import EventFacts
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -106,8 +110,21 @@ THOUSANDS_REASON = "it looks like a number with a thousands separator"
 _NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
 _GAME_COLUMNS = (
     c.WHITE_ID, c.BLACK_ID, c.RESULT, c.DATE, c.PERIOD, c.GAME_ID, c.EVENT_ID, c.ROUND, c.WHITE_RATING,
-    c.BLACK_RATING, c.PLAYER_ID, c.OPPONENT_ID, c.PLAYER_RATING, c.OPPONENT_RATING, c.SCORE,
+    c.BLACK_RATING, c.PLAYER_ID, c.OPPONENT_ID, c.PLAYER_RATING, c.OPPONENT_RATING, c.SCORE, *c.EVENT_COLUMNS,
 )  # fmt: skip
+#: The event attributes of game rows, beside the canonical rows (see ``GamesInput.event_rows``): the row,
+#: its event, the attributes and the ``period`` the row gives (null when it gives none).
+EVENT_ROWS_SCHEMA: dict[str, pl.DataType] = {
+    "row_key": pl.Int64(),
+    c.EVENT_ID: pl.String(),
+    c.EVENT_TYPE: pl.String(),
+    c.MATCH_GAMES: pl.Int64(),
+    c.RATE_ALL_GAMES: pl.Boolean(),
+    c.EVENT_START: pl.Date(),
+    c.EVENT_END: pl.Date(),
+    c.PERIOD: pl.String(),
+}
+_EVENT_ROW = "__event_row_"  # prefix of the event columns of a file's checked rows, split off by load_games
 
 
 @dataclass(frozen=True)
@@ -123,6 +140,9 @@ class GamesInput:
         files: What was read, file by file.
         period_rows: Rows of ``rows`` by period.
         absent: Canonical columns no input file has (null in every row), such as ``event_id``.
+        event_rows: The event attributes given on game rows that have an ``event_id`` (in files with an
+            event column or ``period``), ``EVENT_ROWS_SCHEMA``; None when no file has them.
+        events: The run's event facts, once worked out (:func:`elo_batch.engine.events.settle`).
     """
 
     rows: pl.DataFrame | pl.LazyFrame
@@ -130,6 +150,8 @@ class GamesInput:
     files: tuple[InputFile, ...]
     period_rows: dict[str, int]
     absent: frozenset[str] = frozenset()
+    event_rows: pl.DataFrame | None = None
+    events: EventFacts | None = None
 
     @property
     def id_type(self) -> pl.DataType:
@@ -197,6 +219,7 @@ def load_games(
     absent_by_file: list[set[str]] = []
     offset = 0
     streamed_bad: list[pl.DataFrame] = []
+    event_rows: list[pl.DataFrame] = []
     for source in found:
         frame: pl.DataFrame | pl.LazyFrame
         if stream:  # the plans read what they use
@@ -213,14 +236,19 @@ def load_games(
         with reading(info.path):  # a panic or a damaged page of this file: an error naming it
             good, bad, missing = _check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
             good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
+            good, attributes = _split_event_rows(good)
             if stream:  # the rejected rows now, a pass over the file that decodes its rows
                 plans.append((good, bad))
                 streamed_bad.append(bad.collect(engine="streaming"))
+                event_rows += [attributes.collect(engine="streaming")] if attributes is not None else []
             else:  # check the file now, and let its raw rows go
-                good_rows, bad_rows = pl.collect_all([good, bad])
+                good_rows, bad_rows, *attribute_rows = pl.collect_all(
+                    [good, bad, *([] if attributes is None else [attributes])]
+                )
                 if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
                     bad_rows = _whole_raw(bad_rows, source, encoding)
                 checked.append((good_rows, bad_rows))
+                event_rows += attribute_rows
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
         offset += info.rows
@@ -257,7 +285,23 @@ def load_games(
         tuple(files),
         period_rows,
         frozenset(absent or ()),
+        pl.concat(event_rows) if event_rows else None,
     )
+
+
+def _split_event_rows(good: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """A file's checked rows without their event columns, and those columns (``EVENT_ROWS_SCHEMA``) of
+    the rows that give any (None when the file has none)."""
+    extras = [name for name in good.collect_schema().names() if name.startswith(_EVENT_ROW)]
+    if not extras:
+        return good, None
+    attributes = (
+        good.select("row_key", c.EVENT_ID, *extras)
+        .rename({name: name.removeprefix(_EVENT_ROW) for name in extras})
+        .filter(pl.col(c.EVENT_ID).is_not_null() & pl.any_horizontal(pl.col(list(EVENT_ROWS_SCHEMA)[2:]).is_not_null()))
+        .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
+    )
+    return good.drop(extras), attributes
 
 
 def _expand(paths: Sequence[str | FrameInput], exclude: tuple[str, ...]) -> list[str | FrameInput]:
@@ -357,6 +401,8 @@ def _check_file(
     date_value, date_bad = col.date(c.DATE)
     date = few(date_value)
     given_period = col.text(c.PERIOD)
+    event_cells = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
+    event_order = ends_before_start(event_cells[c.EVENT_START].value, event_cells[c.EVENT_END].value)
     candidates: list[_Check | None] = [
         _Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
         _Check(white, col.missing(white), pl.lit(f"missing {white}")),
@@ -397,6 +443,8 @@ def _check_file(
         ),
         *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(white_rating, fractional)],
         *[_Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(black_rating, fractional)],
+        *[_Check(name, cell.problem.is_not_null(), cell.problem) for name, cell in event_cells.items()],
+        _Check(c.EVENT_END, event_order.is_not_null(), event_order),
     ]
     checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
     period = pl.coalesce(
@@ -455,6 +503,14 @@ def _check_file(
         white_value.alias(c.WHITE_RATING),
         black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
+        *(  # split off by load_games (_split_event_rows)
+            [
+                *[cell.value.alias(_EVENT_ROW + name) for name, cell in event_cells.items()],
+                few(given_period).alias(_EVENT_ROW + c.PERIOD),
+            ]
+            if c.EVENT_ID in names and names & {*c.EVENT_COLUMNS, c.PERIOD}
+            else []
+        ),
     )
     sources = {
         c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND,
