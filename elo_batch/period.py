@@ -181,26 +181,45 @@ def rate_period(
         rules=rules,
         period=period,
     )
+    rejected, counts = accounting(
+        games, period, in_period=table.height, counted=finished.counted_rows, reject_undated=reject_undated
+    )
+    audit_rows = table.height + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
+    unlisted = prepared.ids.slice(prepared.listed.height)
+    return PeriodResult(
+        period, rules, finished.ratings, audited, audit_rows, rejected, counts, prepared.warnings, unlisted
+    )
+
+
+def accounting(
+    games: GamesInput, period: str, *, in_period: int, counted: int, reject_undated: bool
+) -> tuple[pl.DataFrame, Counts]:
+    """The period's rejected rows and its counts, checked to reconcile: shared by every engine.
+
+    Args:
+        games: All checked game rows of the run (their rejected rows, rows by period, rows read).
+        period: Month of play, ``YYYY-MM``.
+        in_period: Rows of the period table (the period's rows, not rejected).
+        counted: Rows of the period with at least one side counted.
+        reject_undated: As :func:`rate_period`.
+
+    Raises:
+        InternalError: the rows do not reconcile (a bug).
+    """
     undated = pl.col(c.PERIOD).is_null()
     rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
         pl.lit(period).alias(c.PERIOD)
     )
-    in_period = table.height
     other = (
         sum(rows for month, rows in games.period_rows.items() if month != period)
         + games.rejected.filter(
             (pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)) | (undated & (not reject_undated))
         ).height
     )
-    counted = finished.counted_rows
     counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
     if not counts.reconciles():
         raise InternalError(
             f"period {period}: rows do not reconcile ({counts}); nothing was written for this period",
             hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
         )
-    audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
-    unlisted = prepared.ids.slice(prepared.listed.height)
-    return PeriodResult(
-        period, rules, finished.ratings, audited, audit_rows, rejected, counts, prepared.warnings, unlisted
-    )
+    return rejected, counts

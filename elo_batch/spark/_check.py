@@ -1,0 +1,231 @@
+"""The Spark engine's reading: a games frame checked partition by partition, numbered, repeated game_ids marked.
+
+Every row of the games frame goes through the library's own checks (:func:`elo_batch.validate._check_file`,
+as a file's rows do) inside ``mapInArrow``, one partition at a time; the result is one frame of checked
+rows (kind 0) and rejected rows (kind 1), cached (``MEMORY_AND_DISK``) so that every later pass reads
+the same rows even where the games frame itself would not give them again identically.
+
+Numbering. ``row_key`` (input order) is the Spark partition's index (the task's, ``TaskContext``) in the
+high bits and the row's place in the partition in the low ones: it orders the rows as the frame gives
+them, partition after partition, without a pass to count them first. ``source_file`` is the file Spark
+read the row from (``input_file_name()``), or null (a frame made in memory or by a shuffle), or the
+caller's ``source_name``; ``source_row`` is the row's 1-based number in that file (or in the frame),
+counted in the map within each partition and completed on the driver with the rows of the same file in
+earlier partitions (one small group-by, one broadcast join).
+
+Repeated game_ids (a ``game_id`` used again, in any partition): Spark's own group-by finds the ids used
+more than once; rows of an id used with different content are collected to the driver and rejected by
+the library's function (:func:`elo_batch.validate._compare_repeats`: its messages name every row), and
+the exact repeats after the first are flagged ``duplicate`` by a join, in Spark.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import pyarrow as pa
+
+from elo_batch import columns as c
+from elo_batch.readers import FrameInput, InputFile, read_frame
+from elo_batch.spark import _arrow
+from elo_batch.validate import CANONICAL_SCHEMA, REJECTED_SCHEMA, GamesInput, _check_file, _compare_repeats
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+KIND, PART, FILE, ROWS = "__kind", "__part", "__elo_batch_file", "__rows"
+#: Kinds of rows the check's map returns: checked rows, rejected rows, rows read per file (``__rows``), and
+#: checked rows per period.
+GOOD, BAD, READ, BY_PERIOD = 0, 1, 2, 3
+#: Rows of one partition are numbered below this (the partition's index fills the bits above).
+PART_ROWS = 1 << 32
+_CONTENT = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
+
+
+@dataclass(frozen=True)
+class SparkGames:
+    """A run's games after the check: the rows in Spark (cached), what the driver knows of them.
+
+    Attributes:
+        rows: The checked rows (``CANONICAL_SCHEMA``, ids typed as ``games.id_type``), cached.
+        games: The run's games as the local engine's code sees them: rejected rows, rows by period,
+            the input, absent columns; its ``rows`` is empty (the rows are in Spark).
+        cached: The cached frames, to release with :meth:`unpersist`.
+    """
+
+    rows: DataFrame
+    games: GamesInput
+    cached: tuple[DataFrame, ...]
+
+    def unpersist(self) -> None:
+        """Release the cached rows (later passes over ``rows`` read the games frame again)."""
+        for frame in self.cached:
+            frame.unpersist()
+
+
+@dataclass(frozen=True)
+class _Checker:
+    """The map of the check: one partition of the games frame through the library's checks."""
+
+    where: str
+    source_name: str | None
+    fractional: bool
+    header: tuple[str, ...]
+    output: pa.Schema
+    canonical: dict[str, pl.DataType]
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        frame = _arrow.from_batches(batches)
+        if frame is None:
+            return
+        context = TaskContext.get()
+        part = context.partitionId() if context is not None else 0
+        files = frame.get_column(FILE)
+        files = pl.select(pl.when(files != "").then(files)).to_series() if files.dtype == pl.String else files
+        read_rows, _ = read_frame(FrameInput(frame.drop(FILE), self.source_name, "games"), trim=False)
+        assert isinstance(read_rows, pl.DataFrame)
+        table = read_rows.with_columns(files.cast(pl.String).alias(c.SOURCE_FILE)).with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(c.SOURCE_FILE).alias(c.SOURCE_ROW)
+        )
+        good, bad, _ = _check_file(table, self.where, self.fractional, trimmed=False, header=self.header)
+        good_rows, bad_rows = pl.collect_all([good, bad], engine="in-memory")
+        base = part * PART_ROWS
+        good_rows = good_rows.cast(self.canonical).with_columns(  # type: ignore[arg-type]
+            (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(KIND)
+        )
+        bad_rows = bad_rows.with_columns(
+            pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(KIND)
+        )
+        read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(ROWS))
+        by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(ROWS))
+        checked = pl.concat(
+            [
+                good_rows,
+                bad_rows,
+                read.with_columns(pl.lit(READ, pl.Int8).alias(KIND)),
+                by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(KIND)),
+            ],
+            how="diagonal_relaxed",
+        ).with_columns(pl.lit(part, pl.Int32).alias(PART))
+        yield from _arrow.to_batches(checked, self.output)
+
+
+def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) -> SparkGames:
+    """Check every row of ``games`` (either shape of the contract), number the rows, mark repeated game_ids.
+
+    Raises:
+        InputDataError: the frame lacks the columns of both shapes, or has a column of a type that is not
+            text, a number or a date (raised on the driver, before any job).
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    where = source_name if source_name is not None else "games"
+    user = games.columns
+    empty = pl.DataFrame(_arrow.arrow_schema(games.schema).empty_table())
+    table, info = read_frame(FrameInput(empty, source_name, "games"), trim=False)
+    plan, _, absent = _check_file(table, where, fractional, trimmed=False, header=info.header)
+    canonical = dict(plan.collect_schema())
+    if c.GAME_ID in absent:  # no game_id: of the type of the player ids (as load_games has it)
+        canonical[c.GAME_ID] = canonical[c.WHITE_ID]
+    output = {**canonical, **REJECTED_SCHEMA, KIND: pl.Int8(), PART: pl.Int32(), ROWS: pl.Int64()}
+    spark_output = _arrow.spark_schema(output)
+    checker = _Checker(where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical)
+    file = F.lit(source_name) if source_name is not None else F.input_file_name()
+    source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(FILE))
+    checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
+    # One job: the check runs (and is cached); the driver gets the rejected rows and the counts.
+    side = _arrow.from_spark(checked.where(F.col(KIND) != GOOD).select(KIND, PART, ROWS, "row_key", *REJECTED_SCHEMA))
+    read = side.filter(pl.col(KIND) == READ)
+    offsets = read.sort(c.SOURCE_FILE, PART, nulls_last=True).select(
+        PART, c.SOURCE_FILE, (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset")
+    )
+    bad = (
+        side.filter(pl.col(KIND) == BAD)
+        .join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+        .sort("row_key")
+        .select(pl.col(name) + pl.col("__offset") if name == c.SOURCE_ROW else pl.col(name) for name in REJECTED_SCHEMA)
+        .cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    )
+    by_period = side.filter(pl.col(KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(ROWS).sum())
+    period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
+    good = _numbered(checked.where(F.col(KIND) == GOOD).select(*canonical, PART), offsets).select(*canonical)
+    rows, reused, cached = good, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
+    if c.GAME_ID not in absent:
+        rows, reused = _marked(good, canonical)
+        if reused.height:
+            period_rows.subtract(collections.Counter(dict(reused.group_by(c.PERIOD).len().iter_rows())))
+        if rows is not good:  # repeats: the joins once, cached for every pass
+            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+            cached.append(rows)
+    rejected = bad
+    if reused.height:
+        rejected = pl.concat([bad, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+    rows_read = int(read[ROWS].sum())
+    info = InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header)
+    local = GamesInput(pl.DataFrame(schema=canonical), rejected, (info,), dict(period_rows), frozenset(absent))
+    return SparkGames(rows, local, tuple(cached))
+
+
+def _numbered(good: DataFrame, offsets: pl.DataFrame) -> DataFrame:
+    """The checked rows with each row's ``source_row`` in its whole file (or frame): the map numbered it
+    within its partition; the rows of the same file in earlier partitions are added here."""
+    from pyspark.sql import functions as F
+
+    shifted = offsets.filter(pl.col("__offset") > 0)
+    if shifted.height == 0:  # each file (or the frame) in one partition
+        return good
+    spark = good.sparkSession
+    shifts = spark.createDataFrame(_arrow.to_arrow(shifted, _offset_schema()))
+    on = (good[PART] == shifts[PART]) & good[c.SOURCE_FILE].eqNullSafe(shifts[c.SOURCE_FILE])
+    joined = good.join(F.broadcast(shifts), on, "left")
+    columns: list[Any] = [
+        (good[c.SOURCE_ROW] + F.coalesce(shifts["__offset"], F.lit(0))).alias(c.SOURCE_ROW)
+        if name == c.SOURCE_ROW
+        else good[name]
+        for name in good.columns
+    ]
+    return joined.select(*columns)
+
+
+def _offset_schema() -> pa.Schema:
+    return pa.schema([(PART, pa.int32()), (c.SOURCE_FILE, pa.string()), ("__offset", pa.int64())])
+
+
+def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFrame, pl.DataFrame]:
+    """The checked rows with exact repeats of a game_id flagged ``duplicate`` (all but the first), the rows
+    of a game_id used with different content removed; and those rows, rejected (``REJECTED_SCHEMA``)."""
+    from pyspark.sql import functions as F
+
+    repeated = (
+        good.where(F.col(c.GAME_ID).isNotNull())
+        .groupBy(c.GAME_ID)
+        .agg(
+            F.count(F.lit(1)).alias("__n"),
+            F.countDistinct(F.struct(*_CONTENT)).alias("__variants"),
+            F.min("row_key").alias("__first"),
+        )
+        .where(F.col("__n") > 1)
+        .select(c.GAME_ID, "__first", (F.col("__variants") > 1).alias("__conflict"))
+    )
+    found = repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col("__conflict").cast("long"))).first()
+    if found is None or not found[0]:
+        return good, pl.DataFrame(schema=REJECTED_SCHEMA)
+    reused = pl.DataFrame(schema=REJECTED_SCHEMA)
+    if found[1]:
+        conflicting = good.join(repeated.where("__conflict").select(c.GAME_ID), c.GAME_ID, "left_semi")
+        candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
+        _, reused = _compare_repeats(candidates)
+    rows = (
+        good.join(repeated, c.GAME_ID, "left")
+        .where(~F.coalesce(F.col("__conflict"), F.lit(False)))
+        .withColumn("duplicate", F.coalesce(F.col("row_key") != F.col("__first"), F.lit(False)))
+        .select(*canonical)
+    )
+    return rows, reused
