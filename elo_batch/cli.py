@@ -15,7 +15,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from polars.exceptions import PanicException
@@ -37,6 +37,9 @@ from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
 from elo_batch.sanity import mostly_rejected
 from elo_batch.trf import read_trf
+
+if TYPE_CHECKING:
+    from elo_batch.spark._backend import SparkEngine
 
 app = typer.Typer(
     name="elo-batch",
@@ -78,6 +81,11 @@ class ListChoice(StrEnum):
     standard = "standard"
     rapid = "rapid"
     blitz = "blitz"
+
+
+class EngineChoice(StrEnum):
+    local = "local"
+    spark = "spark"
 
 
 class LogFormat(StrEnum):
@@ -165,11 +173,21 @@ def run_command(
             help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
         ),
     ] = DEFAULT_TIMEOUT,
+    engine: Annotated[
+        EngineChoice,
+        typer.Option(help="local: rate here; spark: read and rate on Spark (pip install 'elo-batch[spark]')."),
+    ] = EngineChoice.local,
+    spark_master: Annotated[
+        str | None,
+        typer.Option(help="With --engine spark: the Spark master (local[2], spark://host:7077, yarn)."),
+    ] = None,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
     def work() -> int:
         check_encoding(encoding)
+        if spark_master is not None and engine is not EngineChoice.spark:
+            raise UsageError("--spark-master is an option of the Spark engine", hint="add --engine spark.")
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
             max_rejected=max_rejected,
@@ -187,10 +205,20 @@ def run_command(
                 duckdb_path=duckdb,
                 lock_timeout=lock_timeout,
                 on_lock_wait=lambda holder: _log_lock_wait(out, holder, lock_timeout, log_format),
+                engine=_spark_engine(spark_master) if engine is EngineChoice.spark else None,
             )
         return 0
 
     _guard(work, log_format)
+
+
+def _spark_engine(master: str | None) -> SparkEngine:
+    from elo_batch.spark import require_spark
+
+    require_spark()  # before the lock and the inputs: a clear error when pyspark is missing
+    from elo_batch.spark._backend import SparkEngine
+
+    return SparkEngine(master)
 
 
 @app.command("validate")

@@ -10,10 +10,10 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import polars as pl
 
@@ -26,6 +26,28 @@ from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import FrameInput, InputFile
 from elo_batch.validate import GamesInput, load_games
 from elo_batch.writers import Format, check_writable, write_period
+
+
+class Engine(Protocol):
+    """Where the games are read and the periods rated (the local engine when none is given): the Spark
+    engine (:class:`elo_batch.spark._backend.SparkEngine`) reads and rates on a cluster."""
+
+    def read_games(
+        self,
+        paths: Sequence[str | FrameInput],
+        *,
+        fractional_ratings: bool,
+        encoding: str | None,
+        exclude: tuple[str, ...],
+        chunk_rows: int | None,
+    ) -> GamesInput:
+        """Read and check the games, as :func:`elo_batch.validate.load_games`."""
+
+    def rate_periods(
+        self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig
+    ) -> Iterator[PeriodResult]:
+        """Rate the periods, as :func:`elo_batch.period.rate_periods`."""
+
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -96,6 +118,7 @@ def load_inputs(
     config: RunConfig,
     encoding: str | None = None,
     out: str | None = None,
+    engine: Engine | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games and the list of a run (rule sets are checked first, before any reading).
 
@@ -116,7 +139,8 @@ def load_inputs(
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
     own = tuple(path for path in (*list_paths, out) if path and not objectstore.is_object_store(path))
-    games = load_games(
+    read_games = engine.read_games if engine is not None else load_games
+    games = read_games(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
     rating_list, list_info = (
@@ -223,6 +247,7 @@ def run(
     duckdb_path: str | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -248,6 +273,7 @@ def run(
             after its partitions are written.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+        engine: Read the games and rate the periods there (the Spark engine); None: here, locally.
 
     Returns:
         One summary per period, in order.
@@ -271,7 +297,9 @@ def run(
                 )
 
         hold()  # before any input is read from out
-        return _run(games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold)
+        return _run(
+            games_paths, config, ratings_path, out, fmt, encoding, on_period, on_progress, duckdb_path, hold, engine
+        )
 
 
 def _run(
@@ -285,6 +313,7 @@ def _run(
     on_progress: Progress | None,
     duckdb_path: str | None,
     hold: Callable[[], None],
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     if duckdb_path:
@@ -294,14 +323,14 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out)
+    games, rating_list, list_info = load_inputs(games_paths, ratings_path, config, encoding, out, engine)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     check_strict(games, config)
     check_writable(out)
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config)
+    results = (engine.rate_periods if engine is not None else rate_periods)(games, rating_list, config)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)

@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 import polars as pl
 
 from elo_batch import api, runner, sanity
-from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.errors import UsageError
 from elo_batch.period import Counts
-from elo_batch.ratinglist import as_list_in_force, check_pending, load_rating_list
+from elo_batch.ratinglist import check_pending, load_rating_list
 from elo_batch.readers import FrameInput, InputFile, check_encoding
 from elo_batch.rules.sets import RuleSet
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import SparkGames, check_games
-from elo_batch.spark._period import rate_period as rate_spark_period
+from elo_batch.spark._period import rate_periods as rate_spark_periods
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -198,26 +197,15 @@ def _periods(
     notes: tuple[str, ...],
     inputs: api._Inputs,
 ) -> Iterator[SparkPeriodResult]:
-    current = rating_list
-    if current is not None and current[c.PLAYER_ID].dtype == pl.Int64 and checked.games.id_type != pl.Int64:
-        current = current.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))  # ids as text, as the games give them
-    for number, period in enumerate(config.periods):
-        done = rate_spark_period(
-            checked,
-            current,
-            config.rules_for(period),
-            period,
-            add_players_from_games=rating_list is None,
-            reject_undated=number == 0,
-        )
+    for done in rate_spark_periods(checked, rating_list, config):
         result = done.result
         warnings = notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None)
         local = api.PeriodResult(
-            period, result.rule_set, result.ratings, result.audit, result.rejected, result.counts, warnings,
+            result.period, result.rule_set, result.ratings, result.audit, result.rejected, result.counts, warnings,
             result.audit_rows, inputs, result,
         )  # fmt: skip
         yield SparkPeriodResult(
-            period,
+            result.period,
             result.rule_set,
             _to_spark(spark, result.ratings),
             done.audit,
@@ -227,7 +215,6 @@ def _periods(
             result.audit_rows,
             local,
         )
-        current = as_list_in_force(result.ratings)
 
 
 def _load_list(

@@ -93,27 +93,50 @@ class _Checker:
         table = read_rows.with_columns(files.cast(pl.String).alias(c.SOURCE_FILE)).with_columns(
             pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(c.SOURCE_FILE).alias(c.SOURCE_ROW)
         )
-        good, bad, _ = _check_file(table, self.where, self.fractional, trimmed=False, header=self.header)
-        good_rows, bad_rows = pl.collect_all([good, bad], engine="in-memory")
-        base = part * PART_ROWS
-        good_rows = good_rows.cast(self.canonical).with_columns(  # type: ignore[arg-type]
-            (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(KIND)
+        yield from _arrow.to_batches(
+            check_unit(part, table, self.where, self.fractional, self.header, self.canonical, trimmed=False),
+            self.output,
         )
-        bad_rows = bad_rows.with_columns(
-            pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(KIND)
-        )
-        read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(ROWS))
-        by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(ROWS))
-        checked = pl.concat(
-            [
-                good_rows,
-                bad_rows,
-                read.with_columns(pl.lit(READ, pl.Int8).alias(KIND)),
-                by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(KIND)),
-            ],
-            how="diagonal_relaxed",
-        ).with_columns(pl.lit(part, pl.Int32).alias(PART))
-        yield from _arrow.to_batches(checked, self.output)
+
+
+def check_unit(
+    part: int,
+    table: pl.DataFrame,
+    where: str,
+    fractional: bool,
+    header: tuple[str, ...],
+    canonical: dict[str, pl.DataType],
+    *,
+    trimmed: bool,
+) -> pl.DataFrame:
+    """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
+    rejected rows, the rows read per file and the checked rows per period, as rows of the check's output
+    (``row_key`` numbered from ``part``)."""
+    good, bad, _ = _check_file(table, where, fractional, trimmed=trimmed, header=header)
+    good_rows, bad_rows = pl.collect_all([good, bad], engine="in-memory")
+    base = part * PART_ROWS
+    good_rows = good_rows.cast(canonical).with_columns(  # type: ignore[arg-type]
+        (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(KIND)
+    )
+    bad_rows = bad_rows.with_columns(
+        pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(KIND)
+    )
+    read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    return pl.concat(
+        [
+            good_rows,
+            bad_rows,
+            read.with_columns(pl.lit(READ, pl.Int8).alias(KIND)),
+            by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(KIND)),
+        ],
+        how="diagonal_relaxed",
+    ).with_columns(pl.lit(part, pl.Int32).alias(PART))
+
+
+def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dict[str, pl.DataType]:
+    """Columns of the check's output: the checked rows', the rejected rows', the kind, unit and counts."""
+    return {**canonical, **REJECTED_SCHEMA, KIND: pl.Int8(), PART: pl.Int32(), ROWS: pl.Int64(), **more}
 
 
 def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) -> SparkGames:
@@ -134,14 +157,40 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
     canonical = dict(plan.collect_schema())
     if c.GAME_ID in absent:  # no game_id: of the type of the player ids (as load_games has it)
         canonical[c.GAME_ID] = canonical[c.WHITE_ID]
-    output = {**canonical, **REJECTED_SCHEMA, KIND: pl.Int8(), PART: pl.Int32(), ROWS: pl.Int64()}
-    spark_output = _arrow.spark_schema(output)
+    spark_output = _arrow.spark_schema(output_schema(canonical))
     checker = _Checker(where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical)
     file = F.lit(source_name) if source_name is not None else F.input_file_name()
     source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(FILE))
     checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
     # One job: the check runs (and is cached); the driver gets the rejected rows and the counts.
     side = _arrow.from_spark(checked.where(F.col(KIND) != GOOD).select(KIND, PART, ROWS, "row_key", *REJECTED_SCHEMA))
+    rows_read = int(side.filter(pl.col(KIND) == READ)[ROWS].sum())
+    files = (InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header),)
+    good = checked.where(F.col(KIND) == GOOD).select(*canonical, PART)
+    return finish(checked, good, side, canonical, frozenset(absent), files)
+
+
+def finish(
+    checked: DataFrame,
+    good: DataFrame,
+    side: pl.DataFrame,
+    canonical: dict[str, pl.DataType],
+    absent: frozenset[str],
+    files: tuple[InputFile, ...],
+) -> SparkGames:
+    """The end of the check, whatever its units: the rows numbered in their files, repeated game_ids
+    marked, the rejected rows and the counts on the driver.
+
+    Args:
+        checked: The check's output, cached (released here once the rows are cached, if they need it).
+        good: Its checked rows (``canonical`` columns and the unit).
+        side: Its other rows (rejected rows and counts), collected.
+        canonical: The types of the checked rows.
+        absent: Columns no input has.
+        files: What was read, for the manifest.
+    """
+    from pyspark import StorageLevel
+
     read = side.filter(pl.col(KIND) == READ)
     offsets = read.sort(c.SOURCE_FILE, PART, nulls_last=True).select(
         PART, c.SOURCE_FILE, (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset")
@@ -150,26 +199,27 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
         side.filter(pl.col(KIND) == BAD)
         .join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
         .sort("row_key")
-        .select(pl.col(name) + pl.col("__offset") if name == c.SOURCE_ROW else pl.col(name) for name in REJECTED_SCHEMA)
+        .select(
+            (pl.col(name) + pl.col("__offset")).alias(name) if name == c.SOURCE_ROW else pl.col(name)
+            for name in REJECTED_SCHEMA
+        )
         .cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
     )
     by_period = side.filter(pl.col(KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(ROWS).sum())
     period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
-    good = _numbered(checked.where(F.col(KIND) == GOOD).select(*canonical, PART), offsets).select(*canonical)
-    rows, reused, cached = good, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
+    numbered = _numbered(good, offsets).select(*canonical)
+    rows, reused, cached = numbered, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
     if c.GAME_ID not in absent:
-        rows, reused = _marked(good, canonical)
+        rows, reused = _marked(numbered, canonical)
         if reused.height:
             period_rows.subtract(collections.Counter(dict(reused.group_by(c.PERIOD).len().iter_rows())))
-        if rows is not good:  # repeats: the joins once, cached for every pass
+        if rows is not numbered:  # repeats: the joins once, cached for every pass
             rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
             cached.append(rows)
     rejected = bad
     if reused.height:
         rejected = pl.concat([bad, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
-    rows_read = int(read[ROWS].sum())
-    info = InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header)
-    local = GamesInput(pl.DataFrame(schema=canonical), rejected, (info,), dict(period_rows), frozenset(absent))
+    local = GamesInput(pl.DataFrame(schema=canonical), rejected, files, dict(period_rows), absent)
     return SparkGames(rows, local, tuple(cached))
 
 

@@ -32,6 +32,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch.config import RunConfig
 from elo_batch.errors import InternalError
 from elo_batch.kernels import prepass
 from elo_batch.kernels import schema as s
@@ -40,6 +41,7 @@ from elo_batch.kernels.audit import audit
 from elo_batch.kernels.finish import Finished, Flags, finalize
 from elo_batch.kernels.sides import Chunk, rate_chunk
 from elo_batch.period import PeriodResult, accounting
+from elo_batch.ratinglist import as_list_in_force
 from elo_batch.rules.sets import RuleSet
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import SparkGames
@@ -172,6 +174,25 @@ def audit_of(rows: pl.DataFrame, ctx: _Context) -> pl.DataFrame:
         .drop_nulls()
     )
     return audited.with_columns(order[ORDER])
+
+
+def rate_periods(games: SparkGames, rating_list: pl.DataFrame | None, config: RunConfig) -> Iterator[SparkPeriod]:
+    """The periods of ``config`` in order on Spark, each from the list the previous one produced (as
+    :func:`elo_batch.period.rate_periods`)."""
+    current = rating_list
+    if current is not None and current[c.PLAYER_ID].dtype == pl.Int64 and games.games.id_type != pl.Int64:
+        current = current.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))  # ids as text, as the games give them
+    for number, period in enumerate(config.periods):
+        done = rate_period(
+            games,
+            current,
+            config.rules_for(period),
+            period,
+            add_players_from_games=rating_list is None,
+            reject_undated=number == 0,
+        )
+        yield done
+        current = as_list_in_force(done.result.ratings)
 
 
 def rate_period(
