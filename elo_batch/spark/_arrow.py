@@ -12,6 +12,7 @@ it works under Spark Connect too.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 from collections.abc import Iterable, Iterator, Mapping
@@ -20,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
+
+from elo_batch.errors import UsageError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -118,9 +121,29 @@ def from_batches(batches: Iterable[pa.RecordBatch]) -> pl.DataFrame | None:
     return frame
 
 
+@contextlib.contextmanager
+def job() -> Iterator[None]:
+    """Run a Spark job: a Python worker that cannot import elo-batch is an error that says so.
+
+    Raises:
+        UsageError: the executors' Python does not have elo-batch installed.
+    """
+    try:
+        yield
+    except Exception as exc:
+        if "No module named 'elo_batch'" not in str(exc):
+            raise
+        raise UsageError(
+            "the Spark executors cannot import elo_batch: their Python workers do not see the driver's sys.path",
+            hint="install the same elo-batch on every executor (a wheel or a cluster library: README, "
+            "'On a cluster'), or point spark.pyspark.python at a Python that has it.",
+        ) from None
+
+
 def from_spark(frame: DataFrame, schema: Mapping[str, pl.DataType] | None = None) -> pl.DataFrame:
     """A (small) Spark frame collected to the driver as polars, cast to ``schema`` where given."""
-    table = frame.toArrow()
+    with job():
+        table = frame.toArrow()
     result = pl.from_arrow(table) if table.num_rows else pl.DataFrame(schema=dict(_polars_schema(table.schema)))
     assert isinstance(result, pl.DataFrame)
     return result.cast(dict(schema)) if schema else result  # type: ignore[arg-type]
@@ -183,9 +206,10 @@ def _ipc_blobs(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
 def driver_batches(frame: DataFrame) -> Iterator[pa.RecordBatch]:
     """The batches of ``frame``, partition after partition in order, to the driver one partition at a time
     (``toLocalIterator`` over Arrow IPC blobs: never the whole frame in the driver's memory)."""
-    for row in frame.mapInArrow(_ipc_blobs, f"{_IPC} binary").toLocalIterator():
-        with pa.ipc.open_stream(row[_IPC]) as reader:
-            yield from reader
+    with job():
+        for row in frame.mapInArrow(_ipc_blobs, f"{_IPC} binary").toLocalIterator():
+            with pa.ipc.open_stream(row[_IPC]) as reader:
+                yield from reader
 
 
 def streamed(frame: DataFrame, schema: Mapping[str, pl.DataType]) -> pl.LazyFrame:

@@ -86,6 +86,6 @@ def session(master: str | None) -> SparkSession:
     submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit configures the master
     if not submitted and (master or "local").startswith("local"):
         builder = builder.config("spark.ui.showConsoleProgress", "false")
-        if "PYSPARK_PYTHON" not in os.environ:
-            builder = builder.config("spark.pyspark.python", sys.executable)
+        # pyspark starts the workers with PYSPARK_PYTHON (else the first python3 on the PATH): this one
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     return builder.getOrCreate()

@@ -5,13 +5,14 @@ as a file's rows do) inside ``mapInArrow``, one partition at a time; the result 
 rows (kind 0) and rejected rows (kind 1), cached (``MEMORY_AND_DISK``) so that every later pass reads
 the same rows even where the games frame itself would not give them again identically.
 
-Numbering. ``row_key`` (input order) is the Spark partition's index (the task's, ``TaskContext``) in the
-high bits and the row's place in the partition in the low ones: it orders the rows as the frame gives
-them, partition after partition, without a pass to count them first. ``source_file`` is the file Spark
-read the row from (``input_file_name()``), or null (a frame made in memory or by a shuffle), or the
-caller's ``source_name``; ``source_row`` is the row's 1-based number in that file (or in the frame),
-counted in the map within each partition and completed on the driver with the rows of the same file in
-earlier partitions (one small group-by, one broadcast join).
+Numbering and input order. ``source_file`` is the file Spark read the row from (``input_file_name()``),
+or null (a frame made in memory or by a query), or the caller's ``source_name``; ``source_row`` the row's
+1-based number in that file (or in the frame), counted in the map within each partition and completed on
+the driver with the rows of the same file in earlier partitions. Input order (``row_key``: which copy of
+a repeated game is the first, the order of the audit) is that of the files' paths, then of the rows in
+each file: as the local engine reads a folder, whatever order Spark reads the splits in (largest files
+first); without files, the order of the partitions, then of the rows in each. One small group-by, one
+broadcast join, no shuffle of the games.
 
 Repeated game_ids (a ``game_id`` used again, in any partition): Spark's own group-by finds the ids used
 more than once; rows of an id used with different content are collected to the driver and rejected by
@@ -24,7 +25,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pyarrow as pa
@@ -177,32 +178,31 @@ def finish(
     canonical: dict[str, pl.DataType],
     absent: frozenset[str],
     files: tuple[InputFile, ...],
+    *,
+    by_path: bool = True,
 ) -> SparkGames:
     """The end of the check, whatever its units: the rows numbered in their files, repeated game_ids
     marked, the rejected rows and the counts on the driver.
 
     Args:
-        checked: The check's output, cached (released here once the rows are cached, if they need it).
+        checked: The check's output, cached (the rows read it unless repeats made them cached too).
         good: Its checked rows (``canonical`` columns and the unit).
         side: Its other rows (rejected rows and counts), collected.
         canonical: The types of the checked rows.
         absent: Columns no input has.
         files: What was read, for the manifest.
+        by_path: Input order is that of the files' paths (a frame Spark read: its units are its splits,
+            in Spark's order); else that of the units (one per file, in the order given).
     """
     from pyspark import StorageLevel
 
-    read = side.filter(pl.col(KIND) == READ)
-    offsets = read.sort(c.SOURCE_FILE, PART, nulls_last=True).select(
-        PART, c.SOURCE_FILE, (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset")
-    )
+    offsets = _offsets(side.filter(pl.col(KIND) == READ), by_path)
     bad = (
         side.filter(pl.col(KIND) == BAD)
         .join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
-        .sort("row_key")
-        .select(
-            (pl.col(name) + pl.col("__offset")).alias(name) if name == c.SOURCE_ROW else pl.col(name)
-            for name in REJECTED_SCHEMA
-        )
+        .with_columns(pl.col(c.SOURCE_ROW) + pl.col("__offset"))
+        .sort(pl.col("__base") + pl.col(c.SOURCE_ROW))
+        .select(list(REJECTED_SCHEMA))
         .cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
     )
     by_period = side.filter(pl.col(KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(ROWS).sum())
@@ -223,29 +223,49 @@ def finish(
     return SparkGames(rows, local, tuple(cached))
 
 
+def _offsets(read: pl.DataFrame, by_path: bool) -> pl.DataFrame:
+    """Per unit and file: ``__offset``, the rows of the file in earlier units, and ``__base``, what makes a
+    row's ``row_key`` from its ``source_row``: files in the order of their paths (``by_path``; rows
+    without a file last), else in the order of the units, rows in their order in the file."""
+    if by_path:
+        files = read.select(pl.col(c.SOURCE_FILE).unique().sort(nulls_last=True)).with_row_index("__rank")
+    else:
+        files = read.group_by(c.SOURCE_FILE).agg(pl.col(PART).min().alias("__rank"))
+    return (
+        read.sort(c.SOURCE_FILE, PART, nulls_last=True)
+        .join(files, on=c.SOURCE_FILE, how="left", nulls_equal=True, maintain_order="left")
+        .select(
+            PART,
+            c.SOURCE_FILE,
+            (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset"),
+            (pl.col("__rank").cast(pl.Int64) * PART_ROWS - 1).alias("__base"),
+        )
+    )
+
+
 def _numbered(good: DataFrame, offsets: pl.DataFrame) -> DataFrame:
-    """The checked rows with each row's ``source_row`` in its whole file (or frame): the map numbered it
-    within its partition; the rows of the same file in earlier partitions are added here."""
+    """The checked rows numbered in their whole file (or frame): ``source_row`` the row's number in it (the
+    map numbered it within its unit: the rows of the same file in earlier units are added here), and
+    ``row_key`` from the file's place and the row's (see :func:`_offsets`)."""
     from pyspark.sql import functions as F
 
-    shifted = offsets.filter(pl.col("__offset") > 0)
-    if shifted.height == 0:  # each file (or the frame) in one partition
-        return good
+    units = offsets.group_by(PART).len()
+    as_mapped = offsets.filter(pl.col("__offset") != 0).height == 0 and units.filter(pl.col("len") > 1).height == 0
+    if as_mapped and offsets.filter(pl.col("__base") != pl.col(PART).cast(pl.Int64) * PART_ROWS - 1).height == 0:
+        return good  # each file (or the frame) in one unit, in the order of the files: numbered as mapped
     spark = good.sparkSession
-    shifts = spark.createDataFrame(_arrow.to_arrow(shifted, _offset_schema()))
+    shifts = spark.createDataFrame(_arrow.to_arrow(offsets, _offset_schema()))
     on = (good[PART] == shifts[PART]) & good[c.SOURCE_FILE].eqNullSafe(shifts[c.SOURCE_FILE])
     joined = good.join(F.broadcast(shifts), on, "left")
-    columns: list[Any] = [
-        (good[c.SOURCE_ROW] + F.coalesce(shifts["__offset"], F.lit(0))).alias(c.SOURCE_ROW)
-        if name == c.SOURCE_ROW
-        else good[name]
-        for name in good.columns
-    ]
-    return joined.select(*columns)
+    row = good[c.SOURCE_ROW] + shifts["__offset"]
+    numbered = {c.SOURCE_ROW: row.alias(c.SOURCE_ROW), "row_key": (shifts["__base"] + row).alias("row_key")}
+    return joined.select(*[numbered.get(name, good[name]) for name in good.columns])
 
 
 def _offset_schema() -> pa.Schema:
-    return pa.schema([(PART, pa.int32()), (c.SOURCE_FILE, pa.string()), ("__offset", pa.int64())])
+    return pa.schema(
+        [(PART, pa.int32()), (c.SOURCE_FILE, pa.string()), ("__offset", pa.int64()), ("__base", pa.int64())]
+    )
 
 
 def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFrame, pl.DataFrame]:
@@ -264,8 +284,10 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
         .where(F.col("__n") > 1)
         .select(c.GAME_ID, "__first", (F.col("__variants") > 1).alias("__conflict"))
     )
-    found = repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col("__conflict").cast("long"))).first()
-    if found is None or not found[0]:
+    found = _arrow.from_spark(
+        repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col("__conflict").cast("long")).alias("bad"))
+    ).row(0)
+    if not found[0]:
         return good, pl.DataFrame(schema=REJECTED_SCHEMA)
     reused = pl.DataFrame(schema=REJECTED_SCHEMA)
     if found[1]:

@@ -132,4 +132,4 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
     typed = [F.col(name).cast("bigint") if canonical[name] != _TEXT_IDS[name] else F.col(name) for name in _TEXT_IDS]
     good: DataFrame = checked.where(F.col(KIND) == GOOD).select(*typed, PART)
     absent = frozenset.intersection(*(read.missing for read in reads)) if reads else frozenset()
-    return finish(checked, good, side.drop(BLOB), canonical, absent, tuple(read.info for read in reads))
+    return finish(checked, good, side.drop(BLOB), canonical, absent, tuple(read.info for read in reads), by_path=False)
