@@ -309,15 +309,15 @@ def test_executors_without_elo_batch_are_a_clear_error(tmp_path: Path) -> None:
     worker.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(site)} exec {shlex.quote(sys.executable)} -S "$@"\n')
     worker.chmod(0o755)
     script = textwrap.dedent(
-        f"""
+        """
         import polars as pl
         from pyspark.sql import SparkSession
         from elo_batch import spark as engine
         from elo_batch.errors import UsageError
         spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
         spark.sparkContext.setLogLevel("OFF")
-        games = spark.createDataFrame(pl.DataFrame({{"white_id": ["A"], "black_id": ["B"], "result": ["1-0"],
-                                                    "date": ["2025-11-03"]}}).to_arrow())
+        games = spark.createDataFrame(pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"],
+                                                    "date": ["2025-11-03"]}).to_arrow())
         try:
             engine.rate_period(games, period="2025-11")
         except UsageError as exc:
