@@ -331,3 +331,17 @@ def test_executors_without_elo_batch_are_a_clear_error(tmp_path: Path) -> None:
     )
 
     assert "ERROR: the Spark executors cannot import elo_batch" in done.stdout, done.stdout + done.stderr[-3000:]
+
+
+def test_without_pyspark_the_spark_engine_says_how_to_install_it(cli, tmp_path: Path, monkeypatch) -> None:
+    from elo_batch.spark import _api
+
+    found = _api.importlib.util.find_spec
+    monkeypatch.setattr(_api.importlib.util, "find_spec", lambda name: None if name == "pyspark" else found(name))
+    games = SAMPLE / "us-championship-2025-games.csv"
+
+    result = cli("run", games, "--period", "2025-10", "--engine", "spark", "--out", tmp_path / "out")
+
+    assert result.exit_code == 2
+    assert "the Spark engine needs pyspark" in result.output and "pip install 'elo-batch[spark]'" in result.output
+    assert not (tmp_path / "out").exists()  # refused before the lock and the inputs

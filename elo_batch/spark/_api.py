@@ -11,7 +11,7 @@ import datetime as dt
 import importlib.util
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
@@ -63,6 +63,12 @@ class SparkPeriodResult:
     warnings: tuple[str, ...]
     audit_rows: int
     local: api.PeriodResult
+    _games: SparkGames = field(repr=False)
+
+    def unpersist(self) -> None:
+        """Release the games' checked rows that Spark keeps cached for the run (``MEMORY_AND_DISK``):
+        every period of a run shares them, and ``audit`` reads them (afterwards it reads the games again)."""
+        self._games.unpersist()
 
 
 def rate_period(
@@ -214,6 +220,7 @@ def _periods(
             warnings,
             result.audit_rows,
             local,
+            checked,
         )
 
 
@@ -223,10 +230,11 @@ def _load_list(
     """The list in force, read and checked on the driver (a Spark frame is collected: one row per player)."""
     if ratings is None:
         return None, None
+    from pyspark.sql import DataFrame as SparkFrame
+
     source: Any
-    if type(ratings).__name__ == "DataFrame" and hasattr(ratings, "sparkSession"):
-        frame = pl.from_arrow(ratings.toArrow())  # type: ignore[union-attr]
-        source = FrameInput(frame, None, "ratings")
+    if isinstance(ratings, SparkFrame):
+        source = FrameInput(_arrow.from_spark(ratings), None, "ratings")
     else:
         source = api._list_source(ratings)  # type: ignore[arg-type]
     rating_list, list_info = load_rating_list(source, fractional_ratings=fractional, encoding=encoding)
