@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from elo_batch.errors import InputDataError
+
 #: Days from 1970-01-01 of 0000-01-01 and of 9999-12-31: the dates an ISO date ``YYYY-MM-DD`` writes.
 #: A date column (Parquet date32, or a date-time) outside them is refused, as the text would be.
 DATE_RANGE = (-719_528, 2_932_896)
@@ -118,3 +120,16 @@ def cell_text(schema: pl.Schema, name: str) -> pl.Expr:
     if is_date_type(dtype):
         return date_text(expr, dtype)
     return expr.cast(pl.String)
+
+
+#: Bad rows a "rows are not valid" message shows (all are counted).
+SHOWN_ROWS = 5
+
+
+def rows_not_valid(what: str, count: int, lines: list[str], path: str, hint: str | None) -> InputDataError:
+    """The error for ``count`` bad rows of ``what`` (``the list``), ``lines`` the first :data:`SHOWN_ROWS`
+    of them, one text each (``row 3, column k: ...``)."""
+    shown = f"the first {SHOWN_ROWS}" if count > SHOWN_ROWS else "all of them"
+    return InputDataError(
+        f"{count} rows of {what} are not valid ({shown} here):\n  " + "\n  ".join(lines), path=path, hint=hint
+    )

@@ -13,7 +13,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.inputs.cells import cell_text, text_column
+from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
 from elo_batch.inputs.eventcells import TYPES, attribute, ends_before_start
 from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, read_frame, read_table
 from elo_batch.inputs.validate import PERIOD_PATTERN, check_types
@@ -21,7 +21,6 @@ from elo_batch.inputs.validate import PERIOD_PATTERN, check_types
 #: An event as the run holds it: the attributes (null where not given) and the event's own period.
 EVENTS_SCHEMA: Final[dict[str, pl.DataType]] = {c.EVENT_ID: pl.String(), **TYPES, c.PERIOD: pl.String()}
 #: Bad rows shown in the message, when there are several.
-SHOWN_ROWS: Final = 5
 _HINT: Final = "fix the events file; nothing was rated."
 
 
@@ -105,12 +104,7 @@ def _refuse_bad_rows(frame: pl.DataFrame, path: str, checks: list[tuple[str | No
             value = hits.select(cell_text(frame.schema, column)).item() if column else None
             raise InputDataError(message, path=path, row=row, column=column, value=value, hint=hint or _HINT)
         lines.append(f"row {row}{f', column {column}' if column else ''}: {message}")
-    shown = f"the first {SHOWN_ROWS}" if hits.height > SHOWN_ROWS else "all of them"
-    raise InputDataError(
-        f"{hits.height} rows of the events file are not valid ({shown} here):\n  " + "\n  ".join(lines),
-        path=path,
-        hint=_HINT,
-    )
+    raise rows_not_valid("the events file", hits.height, lines, path, _HINT)
 
 
 def _one_row_per_event(events: pl.DataFrame, path: str) -> pl.DataFrame:

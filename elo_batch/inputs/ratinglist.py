@@ -17,7 +17,15 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
-from elo_batch.inputs.cells import cell_text, in_date_range, inexact_number, is_date_type, text_column
+from elo_batch.inputs.cells import (
+    SHOWN_ROWS,
+    cell_text,
+    in_date_range,
+    inexact_number,
+    is_date_type,
+    rows_not_valid,
+    text_column,
+)
 from elo_batch.inputs.names import escape, unescape
 from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
 from elo_batch.inputs.text import column_hints
@@ -331,7 +339,6 @@ def _check(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, 
 
 
 #: Bad list rows shown in the message, when there are several.
-SHOWN_ROWS = 5
 
 
 def _refuse_bad_rows(
@@ -369,12 +376,7 @@ def _refuse_bad_rows(
         if hits.height == 1:
             raise InputDataError(reason, path=path, row=row, column=name, value=value, hint=hint)
         lines.append(f"row {row}, column {name}: {reason}")
-    shown_text = f"the first {SHOWN_ROWS}" if hits.height > SHOWN_ROWS else "all of them"
-    raise InputDataError(
-        f"{hits.height} rows of the list are not valid ({shown_text} here):\n  " + "\n  ".join(lines),
-        path=path,
-        hint=hint,
-    )
+    raise rows_not_valid("the list", hits.height, lines, path, hint)
 
 
 def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
