@@ -33,8 +33,9 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.config import PeriodBy
 from elo_batch.inputs.eventcells import TYPES
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA, GamesInput
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.events import CLOSING_DAYS
 
 #: How an event's period was decided (``events["__source"]``): by its games' dates (as without events),

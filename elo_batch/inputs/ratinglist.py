@@ -26,17 +26,11 @@ from elo_batch.inputs.cells import (
     rows_not_valid,
     text_column,
 )
+from elo_batch.inputs.checkfile import check_types
+from elo_batch.inputs.gamerules import DECIMAL_NUMBER, INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
 from elo_batch.inputs.names import escape, unescape
 from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, expand_paths, read_frame, read_table
 from elo_batch.inputs.text import column_hints
-from elo_batch.inputs.validate import (
-    DECIMAL_NUMBER,
-    INTEGER_IDS,
-    THOUSANDS_REASON,
-    THOUSANDS_SEPARATED,
-    WHOLE_NUMBER,
-    check_types,
-)
 from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
 
 #: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
