@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Unpack
@@ -40,9 +40,10 @@ from elo_batch.errors import UsageError
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import InputFile, check_encoding
 from elo_batch.outputs import atomic, delta, objectstore
+from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
-from elo_batch.runner import ValidationReport
+from elo_batch.runner import PeriodSummary, Progress, ValidationReport
 
 
 @dataclass(frozen=True, eq=False)
@@ -192,14 +193,7 @@ def write_period(
         OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
             the other ``table_format``.
     """
-    if format not in ("parquet", "csv"):
-        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
-    if csv_formulas not in ("escape", "keep"):
-        raise UsageError(
-            f"{csv_formulas!r} is not a way to write formula-like cells",
-            option="csv_formulas",
-            hint="use escape or keep.",
-        )
+    _check_output(format, csv_formulas)
     target = os.fspath(out)
     delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
@@ -260,6 +254,7 @@ def validate(
     ratings: Source | None = None,
     period: str | None = None,
     rules: Literal["fide", "elo"] = "fide",
+    on_progress: Progress | None = None,
     **options: Unpack[Options],
 ) -> ValidationReport:
     """Check the inputs as ``elo-batch validate`` does, writing nothing.
@@ -269,6 +264,7 @@ def validate(
             reported, not raised).
         period: A month or a range: those months are also rated in memory, and the report holds the
             counts ``run`` would write. None: every row of every period is checked.
+        on_progress: Called before each step with (what is being done, steps done, steps in all).
 
     Returns:
         The report: rejected rows, rows read, per-period summaries or usable rows per period, warnings.
@@ -277,17 +273,98 @@ def validate(
         As :func:`rate_period`, except StrictRejectError.
     """
     check_options("validate", options, tuple(name for name in OPTIONS if name != "strict"))
-    config = config_of(period, rules, options)
     check_encoding(options.get("encoding"))
+    config = config_of(period, rules, options)
     return runner.validate(
         games_sources(games, options.get("source_name")),
         config=config,
         ratings_path=list_source(ratings),
         encoding=options.get("encoding"),
+        on_progress=on_progress,
         events_path=events_source(options.get("events")),
         ratings_period=options.get("ratings_period"),
         bands=bands_frame(options),
     )
+
+
+def run(
+    games: Source,
+    *,
+    period: str,
+    out: str | os.PathLike[str],
+    ratings: Source | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    format: Literal["parquet", "csv"] = "parquet",
+    table_format: Literal["parquet", "delta"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
+    duckdb: str | os.PathLike[str] | None = None,
+    lock_timeout: float = DEFAULT_TIMEOUT,
+    on_period: Callable[[PeriodSummary], None] | None = None,
+    on_progress: Progress | None = None,
+    on_lock_wait: Callable[[str], None] | None = None,
+    **options: Unpack[Options],
+) -> list[PeriodSummary]:
+    """The whole job of ``elo-batch run``: read, check, rate each period and write it, under ``out``'s lock.
+
+    For a scheduler's task (Airflow, Dagster) as for the CLI, which calls it: ``out``'s lock is taken
+    (waiting up to ``lock_timeout`` seconds for another writer) and a killed run's leftovers recovered
+    before any input is read, so a list read from ``out`` (last month's) is a committed one; every
+    input is read and checked, and the strict checks run, before anything is rated or written; then
+    each period is rated from the list the previous one produced and written atomically.
+
+    Args:
+        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here).
+        period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
+        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
+        format, table_format, csv_formulas: As :func:`write_period`.
+        duckdb: Also load each period into this DuckDB file (tables ratings, audit, rejected),
+            committed together with the partitions.
+        lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (0: do not wait).
+        on_period: Called with each period's summary once it is written (for logs).
+        on_progress: Called before each step with (what is being done, steps done, steps in all).
+        on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+
+    Returns:
+        One summary per period, in order.
+
+    Raises:
+        As :func:`rate_periods` and :func:`write_period`; OutputError also when another writer held the
+        lock of ``out`` for longer than ``lock_timeout``.
+    """
+    check_options("run", options, OPTIONS)
+    _check_output(format, csv_formulas)
+    check_encoding(options.get("encoding"))
+    if isinstance(options.get("bands"), pl.DataFrame):
+        raise TypeError("bands must be a path for run(); with a frame, rate with rate_periods() and write_period()")
+    config = config_of(given(period, "period"), rules, options)
+    return runner.run(
+        games_sources(games, options.get("source_name")),
+        config=config,
+        ratings_path=list_source(ratings),
+        out=os.fspath(out),
+        fmt=format,
+        encoding=options.get("encoding"),
+        on_period=on_period,
+        on_progress=on_progress,
+        duckdb_path=os.fspath(duckdb) if duckdb is not None else None,
+        csv_formulas=csv_formulas,
+        lock_timeout=lock_timeout,
+        on_lock_wait=on_lock_wait,
+        events_path=events_source(options.get("events")),
+        table_format=table_format,
+        ratings_period=options.get("ratings_period"),
+    )
+
+
+def _check_output(format: str, csv_formulas: str) -> None:
+    if format not in ("parquet", "csv"):
+        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
+        )
 
 
 def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Options) -> Iterator[PeriodResult]:
@@ -334,6 +411,6 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
 
 
 __all__ = [
-    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "validate",
+    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "run", "validate",
     "write_period",
 ]  # fmt: skip

@@ -101,10 +101,10 @@ class ValidationReport:
 
 @_in_chunks
 def run(
-    games_paths: list[str],
+    games_paths: Sequence[str | FrameInput],
     *,
     config: RunConfig,
-    ratings_path: str | None,
+    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
     fmt: Format = "parquet",
     encoding: str | None = None,
@@ -116,7 +116,7 @@ def run(
     on_lock_wait: Callable[[str], None] | None = None,
     table_format: str = "parquet",
     ratings_period: str | None = None,
-    events_path: str | None = None,
+    events_path: str | FrameInput | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -192,9 +192,9 @@ def run(
 
 
 def _run(
-    games_paths: list[str],
+    games_paths: Sequence[str | FrameInput],
     config: RunConfig,
-    ratings_path: str | None,
+    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
     fmt: Format,
     encoding: str | None,
@@ -204,7 +204,7 @@ def _run(
     csv_formulas: CsvFormulas,
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
-    events_path: str | None = None,
+    events_path: str | FrameInput | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     table_format, ratings_period = tables
