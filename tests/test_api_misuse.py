@@ -4,6 +4,7 @@ parameter (the CLI: the flag), before anything is written, never a raw exception
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -14,6 +15,7 @@ import elo_batch
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "sample_data" / "us-championship-2025-games.csv"
 LIST = ROOT / "sample_data" / "ratings-2025-10.csv"
+PGN = ROOT / "tests" / "data" / "pgn"
 
 
 def _games() -> pl.DataFrame:
@@ -48,3 +50,142 @@ def test_failing_plans_of_the_list_and_the_events_name_their_parameter() -> None
         elo_batch.rate_period(
             _games(), period="2025-10", events=_failing(pl.DataFrame({"event_id": ["1"]}), "event_id")
         )
+
+
+def _result() -> elo_batch.PeriodResult:
+    return elo_batch.rate_period(_games(), period="2025-10", ratings=pl.read_csv(LIST))
+
+
+#: (what is called, the error class, the start of its message): a wrong kind is a TypeError naming the
+#: parameter, a wrong value a UsageError of that option.
+MISUSES: dict[str, tuple[Callable[[Path], object], type[Exception], str]] = {
+    "write_period result None": (
+        lambda out: elo_batch.write_period(None, out),
+        TypeError,
+        "result must be a PeriodResult",
+    ),
+    "write_period out None": (lambda out: elo_batch.write_period(_result(), None), TypeError, "out must be a path"),
+    "write_period out ''": (
+        lambda out: elo_batch.write_period(_result(), ""),
+        elo_batch.UsageError,
+        "option out: an empty path",
+    ),
+    "locked_output out 5": (lambda out: elo_batch.locked_output(5).__enter__(), TypeError, "out must be a path"),
+    "run out None": (lambda out: elo_batch.run(GAMES, period="2025-10", out=None), TypeError, "out must be a path"),
+    "run duckdb 5": (
+        lambda out: elo_batch.run(GAMES, period="2025-10", out=out, duckdb=5),
+        TypeError,
+        "duckdb must be a path",
+    ),
+    "run on_period 5": (
+        lambda out: elo_batch.run(GAMES, period="2025-10", out=out, on_period=5),
+        TypeError,
+        "on_period must be a function",
+    ),
+    "run lock_timeout 'x'": (
+        lambda out: elo_batch.run(GAMES, period="2025-10", out=out, lock_timeout="x"),
+        elo_batch.UsageError,
+        "option lock_timeout: 'x' is not a number of seconds",
+    ),
+    "run lock_timeout -1": (
+        lambda out: elo_batch.run(GAMES, period="2025-10", out=out, lock_timeout=-1),
+        elo_batch.UsageError,
+        "option lock_timeout: -1",
+    ),
+    "validate on_progress 5": (
+        lambda out: elo_batch.validate(GAMES, on_progress=5),
+        TypeError,
+        "on_progress must be a function",
+    ),
+    "rate_period encoding 8": (
+        lambda out: elo_batch.rate_period(GAMES, period="2025-10", encoding=8),
+        elo_batch.UsageError,
+        "option encoding: 8 is not a text encoding",
+    ),
+    "rate_game rating_a '2000'": (
+        lambda out: elo_batch.rate_game("2000", 2000, 1),
+        TypeError,
+        "rating_a must be a number",
+    ),
+    "rate_game rating_b True": (lambda out: elo_batch.rate_game(2000, True, 1), TypeError, "rating_b must be a number"),
+    "rate_game k 0": (
+        lambda out: elo_batch.rate_game(2000, 2000, 1, k=0),
+        elo_batch.UsageError,
+        "option k: 0 is not a whole number from 1 to 100",
+    ),
+    "rate_game k 500": (lambda out: elo_batch.rate_game(2000, 2000, 1, k=500), elo_batch.UsageError, "option k: 500"),
+    "rate_game k_b 20.5": (
+        lambda out: elo_batch.rate_game(2000, 2000, 1, k_b=20.5),
+        elo_batch.UsageError,
+        "option k_b: 20.5",
+    ),
+    "rate_tournament rating None": (
+        lambda out: elo_batch.rate_tournament(None, "2000 | 1"),
+        TypeError,
+        "rating must be a number",
+    ),
+    "rate_tournament k '20'": (
+        lambda out: elo_batch.rate_tournament(2000, "2000 | 1", k="20"),
+        elo_batch.UsageError,
+        "option k: '20'",
+    ),
+    "rate_tournament results list": (
+        lambda out: elo_batch.rate_tournament(2000, [(2000, 1)]),
+        TypeError,
+        "results must be text, bytes, a path or a binary stream",
+    ),
+    "import_pgn files None": (lambda out: elo_batch.import_pgn(None, out / "g.csv"), TypeError, "files must be a path"),
+    "import_pgn files []": (
+        lambda out: elo_batch.import_pgn([], out / "g.csv"),
+        elo_batch.UsageError,
+        "option files: no file given",
+    ),
+    "import_pgn csv_formulas": (
+        lambda out: elo_batch.import_pgn(PGN / "tatamast22.pgn", out / "g.csv", csv_formulas="esc"),
+        elo_batch.UsageError,
+        "option csv_formulas: 'esc'",
+    ),
+    "import_trf file 5": (lambda out: elo_batch.import_trf(5, out / "g.csv"), TypeError, "file must be a path"),
+    "import_fide_list file 5": (
+        lambda out: elo_batch.import_fide_list(5, out / "l.csv"),
+        TypeError,
+        "file must be a path",
+    ),
+    "import_fide_list list_kind": (
+        lambda out: elo_batch.import_fide_list(GAMES, out / "l.csv", list_kind="Rapid"),
+        elo_batch.UsageError,
+        "option list_kind: 'Rapid'",
+    ),
+    "rating_history out None": (lambda out: elo_batch.rating_history(None, "1"), TypeError, "out must be a path"),
+    "rating_history player 1.5": (
+        lambda out: elo_batch.rating_history(out, 1.5),
+        TypeError,
+        "player must be a player_id",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(MISUSES))
+def test_a_misused_argument_is_an_error_naming_it_and_nothing_is_written(case: str, tmp_path: Path) -> None:
+    call, kind, start = MISUSES[case]
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(kind) as caught:
+        call(out)
+    assert str(caught.value).startswith(start), str(caught.value)
+    assert not any(out.iterdir()) and not (Path.cwd() / "ratings").exists()
+
+
+def test_import_pgn_takes_one_path_as_well_as_a_list(tmp_path: Path) -> None:
+    pgn = PGN / "tatamast22.pgn"
+    one = elo_batch.import_pgn(pgn, tmp_path / "one.csv")
+    listed = elo_batch.import_pgn([str(pgn)], tmp_path / "listed.csv")
+    assert one.rows == listed.rows > 0
+    assert (tmp_path / "one.csv").read_text() == (tmp_path / "listed.csv").read_text()
+
+
+def test_rating_history_takes_an_integer_player_id(tmp_path: Path) -> None:
+    elo_batch.run(GAMES, period="2025-10", out=tmp_path / "out", ratings=LIST)
+    assert elo_batch.rating_history(tmp_path / "out", 30953499) == elo_batch.rating_history(
+        tmp_path / "out", "30953499"
+    )
