@@ -4,6 +4,8 @@ parameter (the CLI: the flag), before anything is written, never a raw exception
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -189,3 +191,40 @@ def test_rating_history_takes_an_integer_player_id(tmp_path: Path) -> None:
     assert elo_batch.rating_history(tmp_path / "out", 30953499) == elo_batch.rating_history(
         tmp_path / "out", "30953499"
     )
+
+
+def test_a_warning_names_the_parameter_in_the_library_and_the_flag_in_the_cli(cli) -> None:
+    games = _games()
+    warning = next(w for w in elo_batch.rate_period(games, period="2025-10").warnings if "no player has a rating" in w)
+    assert warning.endswith("Hint: give the list in force with ratings.") and "--" not in warning
+    result = cli.run(f"run {GAMES} --period 2025-10 --log-format json")
+    assert "Hint: give the list in force with --ratings." in result.stderr
+
+
+def _flags_in_library_text() -> list[str]:
+    """String constants outside ``cli/`` (docstrings aside) that name a CLI flag (``--ratings``)."""
+    flag = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+    found = []
+    for path in sorted((ROOT / "elo_batch").rglob("*.py")):
+        if "cli" in path.relative_to(ROOT / "elo_batch").parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        documented = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        found += [
+            f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:80]!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in documented
+            and flag.search(node.value)
+        ]  # fmt: skip
+    return found
+
+
+def test_library_messages_name_parameters_never_cli_flags() -> None:
+    """A library message names an option through ``errors.option`` (the CLI renders it as the flag)."""
+    assert _flags_in_library_text() == []
