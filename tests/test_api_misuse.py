@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import elo_batch
@@ -191,6 +193,36 @@ def test_rating_history_takes_an_integer_player_id(tmp_path: Path) -> None:
     assert elo_batch.rating_history(tmp_path / "out", 30953499) == elo_batch.rating_history(
         tmp_path / "out", "30953499"
     )
+
+
+def test_a_ratings_period_of_a_list_file_is_a_usage_error(cli, tmp_path: Path) -> None:
+    with pytest.raises(elo_batch.UsageError, match=r"^option ratings_period: .* is a file"):
+        elo_batch.rate_period(GAMES, period="2025-10", ratings=LIST, ratings_period="2025-09")
+    result = cli.run(f"run {GAMES} --period 2025-10 --ratings {LIST} --ratings-period 2025-09")
+    assert result.exit_code == 2 and "option --ratings-period:" in result.stderr
+    assert "leave out --ratings-period" in result.stderr
+
+
+def test_a_ratings_period_the_table_lacks_names_the_periods_it_holds(tmp_path: Path) -> None:
+    elo_batch.run(GAMES, period="2025-10", out=tmp_path / "out", ratings=LIST)
+    with pytest.raises(elo_batch.InputMissingError, match="the ratings table has no period 2025-07") as caught:
+        elo_batch.rate_period(GAMES, period="2025-08", ratings=tmp_path / "out" / "ratings", ratings_period="2025-07")
+    assert caught.value.hint is not None and caught.value.hint.startswith("it holds 2025-10")
+
+
+def test_a_parquet_file_with_two_columns_of_one_name_says_so(cli, tmp_path: Path) -> None:
+    table = _games().to_arrow()
+    doubled = pa.Table.from_arrays([*table.columns, table.column("result")], names=[*table.column_names, "result"])
+    pq.write_table(doubled, tmp_path / "doubled.parquet")
+    with pytest.raises(elo_batch.InputDataError, match="columns 'result' and 'result' both mean 'result'"):
+        elo_batch.rate_period(tmp_path / "doubled.parquet", period="2025-10")
+    result = cli.run(f"run {tmp_path / 'doubled.parquet'} --period 2025-10")
+    assert result.exit_code == 65 and "not a readable Parquet file" not in result.stderr
+
+
+def test_the_run_help_shows_the_delta_extra(cli) -> None:
+    result = cli("run", "--help")
+    assert "elo-batch[delta]" in re.sub(r"\s+", "", result.stdout)
 
 
 def test_a_warning_names_the_parameter_in_the_library_and_the_flag_in_the_cli(cli) -> None:
