@@ -65,6 +65,12 @@ class PeriodResult:
         counts: The reconciliation: ``rows_read == counted + not_counted + other_periods + rejected``.
         warnings: What the run warns about for this period (the inputs, then the rating).
         audit_rows: Rows of ``audit``.
+
+    Types: ``player_id`` and ``opponent_id`` are Int64 when the games and the list all hold integer ids
+    (Parquet files, frames), else String (a CSV file's text): join them to your own tables on that
+    type. ``game_id`` is Int64 when every games input that has one holds integers. Ratings, changes
+    and K are Int64 rating points (``rounding="none"``: Decimal with 2 places); ``score`` and
+    ``expected_score`` Float64 points (a win 1.0); ``date`` a Date.
     """
 
     period: str
