@@ -9,8 +9,10 @@ import sys
 from elo_batch import Counts, PeriodSummary, ValidationReport
 from elo_batch import columns as c
 from elo_batch.cli.options import (
+    FLAGS,
     LogFormat,
 )
+from elo_batch.errors import render_text
 from elo_batch.sanity import mostly_rejected
 
 
@@ -34,7 +36,7 @@ def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
             "reconciles": counts.reconciles(),
             "players": summary.players,
             "bands": summary.bands,
-            "warnings": list(summary.warnings),
+            "warnings": [render_text(warning, FLAGS) for warning in summary.warnings],
             "outputs": summary.outputs,
         }
         print(json.dumps(record), file=sys.stderr)
@@ -46,7 +48,7 @@ def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         file=sys.stderr,
     )
     for warning in summary.warnings:
-        print(f"  warning: {warning}", file=sys.stderr)
+        print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
     if written:
         print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
         _log_rejected(summary)
@@ -103,7 +105,7 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
             "rows_read": report.rows_read,
             "rejected": rejected,
             "usable_by_period": report.usable_by_period,
-            "warnings": list(report.warnings),
+            "warnings": [render_text(warning, FLAGS) for warning in report.warnings],
             "exit_code": code,
         }
         print(json.dumps(record), file=sys.stderr)
@@ -115,7 +117,7 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
             file=sys.stderr,
         )
         for warning in report.warnings:
-            print(f"  warning: {warning}", file=sys.stderr)
+            print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
     verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
     print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
     return code
