@@ -85,8 +85,18 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
     if sums.by_game is not None:
         players = _change_by_game(players, sums.by_game)
     new_list = _finish_list(players.lazy().filter(s.OUTPUT), rules, period, bands or default_bands())
-    ratings = new_list.sort(c.PLAYER_ID).collect(engine=ENGINE)
+    ratings = _by_player_id(new_list.collect(engine=ENGINE), prepared.listed.height)
     return Finished(players, ratings, flags, sums.rated_rows + flags.published.len())
+
+
+def _by_player_id(new_list: pl.DataFrame, listed: int) -> pl.DataFrame:
+    """The new list sorted by ``player_id``: its first ``listed`` rows (the list in force's players) are
+    in that order already (:attr:`Prepared.listed`), so only the players added after them are sorted,
+    then merged in; the list's own rows are never moved (a sort would copy every column)."""
+    if new_list.height == listed:
+        return new_list
+    added = new_list.slice(listed).sort(c.PLAYER_ID)
+    return new_list.slice(0, listed).merge_sorted(added, key=c.PLAYER_ID) if listed else added
 
 
 def k_of(
@@ -178,13 +188,23 @@ def _players(
         pl.coalesce(pl.col(s.W100) // 50, s.PENDING_W2).alias(s.PERF_W2),
     )
     listed = prepared.listed
-    unlisted = pl.DataFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
-    universe = pl.concat([listed, unlisted], how="diagonal_relaxed").with_row_index(s.IDX)
-    pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias(s.POOLED))
+    universe = listed
+    if prepared.players > listed.height:
+        unlisted = pl.DataFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
+        universe = pl.concat([listed, unlisted], how="diagonal_relaxed")
+    pooled = pools.with_columns(pl.lit(True).alias(s.POOLED))
+    pool_index = pl.concat(  # the index of each pooled player: pending sides this period, or the list's pools
+        [
+            pending.select(s.IDX, c.PLAYER_ID),
+            listed.select(pl.int_range(pl.len(), dtype=s.INDEX_TYPE).alias(s.IDX), c.PLAYER_ID, c.PENDING)
+            .filter(pl.col(c.PENDING).is_not_null())
+            .drop(c.PENDING),
+        ]
+    ).unique(s.IDX)
     players = (
-        universe.join(sums, on=s.IDX, how="left", maintain_order="left")
-        .join(pools, on=c.PLAYER_ID, how="left", maintain_order="left")
-        .join(pooled, on=c.PLAYER_ID, how="left", maintain_order="left")
+        universe.with_row_index(s.IDX)
+        .with_columns(_at_index(sums, prepared.players))
+        .with_columns(_at_index(pooled.join(pool_index, on=c.PLAYER_ID).drop(c.PLAYER_ID), prepared.players))
         .with_columns(((pl.col(s.IDX) < listed.height) | pl.col(s.POOLED).fill_null(False)).alias(s.OUTPUT))
         .drop(s.POOLED)
         .with_columns(_reached_on_list(rules))
@@ -210,6 +230,18 @@ def _players(
         else engine.round_half_away_100(x100)
     )
     return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
+
+
+def _at_index(frame: pl.DataFrame, players: int) -> list[pl.Series | pl.Expr]:
+    """The columns of ``frame`` (at most one row per player index ``__idx``) as columns by player index:
+    ``players`` values each, null where ``frame`` has no row; gathered, never joined (few players of a
+    large list play in a period), and constant nulls when ``frame`` has no rows."""
+    names = [name for name in frame.columns if name != s.IDX]
+    if frame.height == 0:
+        return [pl.lit(None, frame.schema[name]).alias(name) for name in names]
+    row = pl.Series(s.IDX, [None], s.INDEX_TYPE).extend_constant(None, players - 1)
+    row = row.scatter(frame[s.IDX], pl.int_range(frame.height, dtype=s.INDEX_TYPE, eager=True))
+    return frame.select(pl.col(names).gather(row)).get_columns()
 
 
 def _change_by_game(players: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:

@@ -5,7 +5,7 @@ map needs nothing of the other chunks:
 
 - the list in force, and without one (or for players absent from it, in a range run without a list)
   each player's base rating: the one on their first game of the period (by date, then input order);
-- each player's dense index (players of the list first, in list order, then the others in order of
+- each player's dense index (players of the list first, by ``player_id``, then the others in order of
   first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
 - the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
   across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
@@ -55,8 +55,9 @@ class Prepared:
 
     Attributes:
         listed: The list in force (``LIST_SCHEMA`` columns first, then pass-through columns), with the
-            players added from the games when there is no list (or for a range run without one).
-        ids: The player id of each dense index (the listed players first, in list order).
+            players added from the games when there is no list (or for a range run without one),
+            sorted by ``player_id`` (the order of the new list).
+        ids: The player id of each dense index (the listed players first, in ``listed``'s order).
         table: The period's rows in input order, columns :data:`~elo_batch.engine.schema.TABLE` and
             the players' dense indices ``__w``, ``__b`` (UInt32).
         list_rating: The rating on the list in force of each index (Float64; null: unrated or unlisted).
@@ -105,6 +106,8 @@ def prepare(
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
     listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    if not listed[c.PLAYER_ID].is_sorted():  # the new list is by player_id: sorted once, here, on the narrow list
+        listed = listed.sort(c.PLAYER_ID)
     in_memory = isinstance(games.rows, pl.DataFrame)
     lookups = 2 * games.period_rows.get(period, 0)
     table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE, lookups)
