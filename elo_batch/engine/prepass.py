@@ -277,7 +277,8 @@ def _look_up_integers(
     whose decimal text it is exactly (``'123'``, never ``'0123'``), so the result is that of the ids as
     text. Looked up in a dense table (slot = id - smallest id) when the listed ids span at most
     :data:`DENSE_SLOTS` values and at most :data:`DENSE_SLOTS_PER_LOOKUP` per lookup (``lookups``: the
-    players to look up) or per listed id, else by an integer join.
+    players to look up) or per listed id; else, for a list of integer ids sorted (as :func:`prepare`
+    sorts it), by a binary search of the ids; else by an integer join.
     """
     number = ids
     if ids.dtype != pl.Int64:  # text ids: those that are the decimal text of an integer
@@ -300,6 +301,15 @@ def _look_up_integers(
             return pl.when(found != unlisted).then(found)
 
         found = rows.with_columns(dense(c.WHITE_ID).alias(s.WHITE), dense(c.BLACK_ID).alias(s.BLACK))
+    elif number.dtype == ids.dtype and number.null_count() == 0 and number.is_sorted():
+        # the list's own integer ids, sorted (as the pre-pass sorts the list): an id's index is its position
+        sorted_ids = pl.lit(number)
+
+        def position(name: str) -> pl.Expr:
+            at = sorted_ids.search_sorted(pl.col(name)).clip(upper_bound=max(number.len() - 1, 0))
+            return pl.when(sorted_ids.gather(at) == pl.col(name)).then(at.cast(s.INDEX_TYPE))
+
+        found = rows.with_columns(position(c.WHITE_ID).alias(s.WHITE), position(c.BLACK_ID).alias(s.BLACK))
     else:
         keys = index.lazy()
         found = rows.join(
