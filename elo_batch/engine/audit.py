@@ -59,15 +59,14 @@ def audit(
             return pl.lit(None, table.schema[name]).alias(name)
         return pl.lit(table[name]).gather(pl.col(s.AT)).alias(name)
 
-    def side(name: str, white: str, black: str) -> pl.Expr:
+    def side(name: str, white: str, black: str, *, at: str = s.OWN_AT) -> pl.Expr:
         if white in absent and black in absent:
             return pl.lit(None, table.schema[white]).alias(name)
         values = pl.concat([table[white], table[black]], rechunk=True)
-        return pl.lit(values).gather(pl.col(s.AT) + pl.col(s.SIDE) * n).alias(name)
+        return pl.lit(values).gather(pl.col(at)).alias(name)
 
     def rated_value(name: str, *, opponent: bool = False) -> pl.Expr:
-        other_side = (1 - pl.col(s.SIDE)) if opponent else pl.col(s.SIDE)
-        return pl.lit(both[name]).gather(pl.col(s.AT) + other_side * n)
+        return pl.lit(both[name]).gather(pl.col(s.OTHER_AT if opponent else s.OWN_AT))
 
     index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
     order = pl.LazyFrame({s.AUDIT_ROW: pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
@@ -75,12 +74,15 @@ def audit(
     )
     if table[s.ONE_SIDED].any():
         order = order.filter(~(pl.lit(table[s.ONE_SIDED]).gather(pl.col(s.AT)) & (pl.col(s.SIDE) == 1)))
+    order = order.with_columns(  # where each audit row's side and its opponent's are, computed once
+        (pl.col(s.AT) + pl.col(s.SIDE) * n).alias(s.OWN_AT), (pl.col(s.AT) + (1 - pl.col(s.SIDE)) * n).alias(s.OTHER_AT)
+    )
     sides = order.select(
         s.SIDE,
         *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE)),
         side(s.IDX, s.WHITE, s.BLACK),
         side(s.OWN_LATE, s.WHITE_LATE, s.BLACK_LATE),
-        side(s.OPP, s.BLACK, s.WHITE),
+        side(s.OPP, s.WHITE, s.BLACK, at=s.OTHER_AT),
         side(s.SIDE_SCORE, s.SCORE100, s.BLACK_SCORE),
         rated_value(c.RATING).alias(c.RATING),
         rated_value(c.RATING, opponent=True).alias(c.OPPONENT_RATING),

@@ -173,6 +173,8 @@ POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
 # --- the audit ------------------------------------------------------------------------------------
 AUDIT_ROW: Final = "__j"  # the audit row: side j % 2 of table row j // 2
 AT: Final = "__at"  # the table row of an audit row
+OWN_AT: Final = "__own_at"  # the audit row's side among the white sides then the black sides: AT + SIDE x rows
+OTHER_AT: Final = "__other_at"  # its opponent's side there: AT + (1 - SIDE) x rows
 BLACK_SCORE: Final = "__black_score100"  # Int16: black's score, hundredths
 K_AUDIT: Final = "__k"  # K used for a rated side
 
