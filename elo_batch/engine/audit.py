@@ -91,7 +91,7 @@ def audit(
         *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
         *([side(s.UPGRADE, s.WHITE_UP, s.BLACK_UP)] if rules.cap_400 == "once-per-event" else []),
     ).with_columns((2 * pl.col(s.ROW_KEY) + pl.col(s.SIDE)).alias(s.KEY))
-    k_used = pl.lit(finished.players[c.K_USED]).gather(pl.col(s.IDX))
+    k_used = pl.lit(finished.k_used).gather(pl.col(s.IDX))
     ignored = _is_in_keys(pl.col(s.KEY), finished.flags.ignored)
     published = _is_in_keys(pl.col(s.KEY), finished.flags.published)
     kdev100 = pl.col(s.K_AUDIT) * pl.col(s.DEV)  # null when not rated

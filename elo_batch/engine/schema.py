@@ -159,6 +159,9 @@ EVENT_RANK: Final = "__event_rank"  # the event's rank among the player's events
 IGNORED: Final = "__ignored"  # Boolean: the event is ignored (first event scored zero)
 PERIOD_OPP: Final = "__period_opp"  # pooled games of this period: opponents' rating sum
 
+SUMS_ROW: Final = "__sums_row"  # UInt32: a player index's row of the period's sums (null: no rated side)
+POOLS_ROW: Final = "__pools_row"  # UInt32: a player index's row of the pools (null: no pool)
+
 POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
     c.PLAYER_ID: pl.String(),
     PUBLISHED: pl.Boolean(),
