@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from elo_batch import Counts, PeriodSummary, ValidationReport
 from elo_batch import columns as c
 from elo_batch.cli.options import (
     FLAGS,
     LogFormat,
 )
 from elo_batch.errors import render_text
-from elo_batch.sanity import mostly_rejected
+
+if TYPE_CHECKING:
+    from elo_batch import Counts, PeriodSummary, ValidationReport
 
 
 def _reconciliation(counts: Counts, written: bool) -> str:
@@ -59,6 +61,8 @@ def _log_rejected(summary: PeriodSummary) -> None:
     counts = summary.counts
     if not counts.rejected:
         return
+    from elo_batch.sanity import mostly_rejected  # a period was rated: the engine is loaded already
+
     where = summary.outputs.get("rejected", "the rejected table")
     if mostly_rejected(counts):
         rows = counts.counted + counts.not_counted + counts.rejected
