@@ -246,7 +246,10 @@ def rate_period(
         )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
-    moved = finished.ratings.filter(pl.col(c.RATING).ne_missing(pl.col(c.RATING_BEFORE)))  # the same band otherwise
+    # the two rating columns only (a filter of the whole list would copy every column of the moved rows)
+    moved = finished.ratings.select(c.RATING_BEFORE, c.RATING).filter(
+        pl.col(c.RATING).ne_missing(pl.col(c.RATING_BEFORE))  # the same band otherwise
+    )
     up, down = moved.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
     warnings = (
         *floor_warnings,

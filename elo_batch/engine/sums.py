@@ -262,6 +262,7 @@ def reduce_sums(
         if partial.by_game is not None:
             by_game.append(partial.by_game)
         rated_rows += partial.rated_rows
+        del partial  # its dense arrays, before the next chunk's are made (one chunk's at a time, not two)
     if covered != rows or not fold.done():
         raise InternalError(
             f"the chunks hold {covered} rows of a period of {rows}",
