@@ -19,7 +19,7 @@ import polars as pl
 from elo_batch import api, runner, sanity
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
-from elo_batch.errors import UsageError
+from elo_batch.errors import UsageError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.eventsfile import load_events
@@ -107,7 +107,7 @@ def rate_period(
         InputMissingError: the rating list's file is missing.
         InputDataError: an input cannot be rated as given (StrictRejectError with ``strict``).
     """
-    api._check_options("elo_batch.spark.rate_period", options, OPTIONS)
+    _check_options("elo_batch.spark.rate_period", options)
     config = api._config(api._given(period, "period"), rules, options)
     if len(config.periods) != 1:
         raise UsageError(
@@ -140,7 +140,7 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
-    api._check_options("elo_batch.spark.rate_periods", options, OPTIONS)
+    _check_options("elo_batch.spark.rate_periods", options)
     return _rate(games, ratings, api._config(api._given(periods, "periods"), rules, options, name="periods"), options)
 
 
@@ -155,6 +155,21 @@ def write_period(
         As :func:`elo_batch.write_period`.
     """
     return api.write_period(result.local, out, format=format)
+
+
+def _check_options(function: str, options: api.Options) -> None:
+    """Refuse what the Spark engine cannot do, naming the option; then unknown options (TypeError).
+
+    Raises:
+        UsageError: ``chunk_rows`` (Spark's partitions are the chunks).
+    """
+    if "chunk_rows" in options:
+        raise UsageError(
+            f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
+            option="chunk_rows",
+            hint="leave it out; repartition the games frame to change the chunks.",
+        )
+    api._check_options(function, options, OPTIONS)
 
 
 def require_spark() -> None:
