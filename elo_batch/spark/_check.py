@@ -32,7 +32,6 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch.inputs.readers import FrameInput, InputFile, read_frame
-from elo_batch.spark import _arrow
 from elo_batch.inputs.validate import (
     CANONICAL_SCHEMA,
     EVENT_ROWS_SCHEMA,
@@ -42,6 +41,7 @@ from elo_batch.inputs.validate import (
     _compare_repeats,
     _split_event_rows,
 )
+from elo_batch.spark import _arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -126,7 +126,9 @@ def check_unit(
     (``row_key`` numbered from ``part``)."""
     good, bad, _ = _check_file(table, where, fractional, trimmed=trimmed, header=header)
     good, attributes = _split_event_rows(good)
-    good_rows, bad_rows, *given = pl.collect_all([good, bad, *([] if attributes is None else [attributes])], engine="in-memory")
+    good_rows, bad_rows, *given = pl.collect_all(
+        [good, bad, *([] if attributes is None else [attributes])], engine="in-memory"
+    )
     events = [
         given[0]
         .join(good_rows.select("row_key", c.SOURCE_FILE, c.SOURCE_ROW), on="row_key", how="left")
@@ -156,7 +158,15 @@ def check_unit(
 
 def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dict[str, pl.DataType]:
     """Columns of the check's output: the checked rows', the rejected rows', the kind, unit and counts."""
-    return {**canonical, **REJECTED_SCHEMA, KIND: pl.Int8(), PART: pl.Int32(), ROWS: pl.Int64(), **EVENT_COLUMNS, **more}
+    return {
+        **canonical,
+        **REJECTED_SCHEMA,
+        KIND: pl.Int8(),
+        PART: pl.Int32(),
+        ROWS: pl.Int64(),
+        **EVENT_COLUMNS,
+        **more,
+    }
 
 
 def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) -> SparkGames:

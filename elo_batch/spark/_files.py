@@ -25,6 +25,13 @@ import pyarrow as pa
 from elo_batch import columns as c
 from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.readers import InputFile, read_table, reading
+from elo_batch.inputs.validate import (
+    CANONICAL_SCHEMA,
+    REJECTED_SCHEMA,
+    _check_file,
+    _note_ignored_columns,
+    _split_event_rows,
+)
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import (
     EVENT_COLUMNS,
@@ -36,13 +43,6 @@ from elo_batch.spark._check import (
     check_unit,
     finish,
     output_schema,
-)
-from elo_batch.inputs.validate import (
-    CANONICAL_SCHEMA,
-    REJECTED_SCHEMA,
-    _check_file,
-    _note_ignored_columns,
-    _split_event_rows,
 )
 
 if TYPE_CHECKING:

@@ -150,11 +150,17 @@ class Mapper:
             pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(KIND)),
             partial.pending.select(pl.all().name.prefix("p"), pl.lit(PENDING, pl.Int8).alias(KIND)),
             pl.DataFrame(
-                {"m_rows": [table.height], "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
-                 "m_rated_rows": [partial.rated_rows], "m_waived": [waived], KIND: pl.Series([META], dtype=pl.Int8)}
-            ),  # fmt: skip
+                {
+                    "m_rows": [table.height],
+                    "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
+                    "m_rated_rows": [partial.rated_rows],
+                    "m_waived": [waived],
+                    KIND: pl.Series([META], dtype=pl.Int8),
+                }
+            ),
             pl.DataFrame(
-                {"c_code": list(by_code), "c_count": list(by_code.values())}, schema={"c_code": pl.Int64, "c_count": pl.Int64}
+                {"c_code": list(by_code), "c_count": list(by_code.values())},
+                schema={"c_code": pl.Int64, "c_count": pl.Int64},
             ).with_columns(pl.lit(CODES, pl.Int8).alias(KIND)),
         ]
         if partial.floats is not None:
@@ -167,7 +173,10 @@ class Mapper:
             frames.append(
                 noted.select(
                     pl.col(s.ROW_KEY).alias("n_row_key"),
-                    *(pl.col(name).alias("n" + name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)),
+                    *(
+                        pl.col(name).alias("n" + name)
+                        for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)
+                    ),
                     pl.lit(NOTE, pl.Int8).alias(KIND),
                 )
             )
@@ -203,7 +212,11 @@ def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
         **dict.fromkeys(META_COLUMNS, pl.Int64()),
         "c_code": pl.Int64(),
         "c_count": pl.Int64(),
-        **({"f" + s.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()} if floating else {}),
+        **(
+            {"f" + s.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
+            if floating
+            else {}
+        ),
         **{"f" + name: pl.Float64() for name in floating},
         **_NOTE,
     }
@@ -223,14 +236,17 @@ class Reduced:
 
 def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     """The reduce: the partitions' rows added by player with Spark's group-by (one job for every kind),
-    made into the engine's :class:`~elo_batch.engine.sums.Sums` on the driver (:func:`~elo_batch.engine.sums.sums_of`)."""
+    made into the engine's :class:`~elo_batch.engine.sums.Sums` on the driver
+    (:func:`~elo_batch.engine.sums.sums_of`)."""
     from pyspark.sql import functions as F
 
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
     game = ["g" + s.IDX, "g" + s.DEV] if rules.rounding == "game" else []
     keys = [KIND, "s" + s.IDX, "p" + s.KEY, *game, "c_code", "n_row_key", *(["f" + s.IDX] if floating else [])]
     added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + s.COUNT] if game else [])
-    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != s.KEY] + [n for n in _NOTE if n != "n_row_key"]
+    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != s.KEY] + [
+        n for n in _NOTE if n != "n_row_key"
+    ]
     terms = F.struct(*_FLOAT_PLACE, *["f" + n for n in floating])
     ordered = [F.array_sort(F.collect_list(F.when(F.col(KIND) == FLOAT, terms))).alias("__terms")] if floating else []
     whole = mapped.groupBy(*keys).agg(
@@ -258,8 +274,10 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     rows, two_sided, rated_rows, waived = (int(v) for v in meta.row(0)) if meta.height else (0, 0, 0, 0)
     codes = reduced.filter(pl.col(KIND) == CODES)
     by_code = {int(code): int(count) for code, count in codes.select("c_code", "c_count").iter_rows()}
-    noted = reduced.filter(pl.col(KIND) == NOTE).sort("n_row_key").select(
-        pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)
+    noted = (
+        reduced.filter(pl.col(KIND) == NOTE)
+        .sort("n_row_key")
+        .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
     )
     sums = sums_kernel.sums_of(exact_totals, float_totals, [pending], by_game, rated_rows, rules, players=players)
     return Reduced(sums, rows, two_sided, by_code, waived, noted)
@@ -273,7 +291,7 @@ def _adder(name: str) -> Callable[[Column, Column], Column]:
 def _dense(reduced: pl.DataFrame, kind: int, prefix: str, name: str, players: int, dtype: type) -> np.ndarray:
     """A sum of the reduce by dense player index (0 for players without one)."""
     rows = reduced.filter(pl.col(KIND) == kind)
-    dense = np.zeros(players, dtype)
+    dense: np.ndarray = np.zeros(players, dtype)
     dense[rows[prefix + s.IDX].to_numpy()] = rows[prefix + name].to_numpy()
     return dense
 

@@ -103,7 +103,12 @@ def rate_period(
     playing = players["__p"].cast(pl.String)
     rating_list, seed_notes = listchanges.seed_players(rating_list, playing, rules)
     prepared = _prepass.prepare(
-        players, games, rating_list, period, add_players_from_games=add_players_from_games, start_lists=start_lists or {}
+        players,
+        games,
+        rating_list,
+        period,
+        add_players_from_games=add_players_from_games,
+        start_lists=start_lists or {},
     )
     in_period = games.games.period_rows.get(period, 0)
     frames = {

@@ -71,7 +71,9 @@ def prepare(
         .get_column(c.PLAYER_ID)
     )
     ids = pl.concat([listed[c.PLAYER_ID], unlisted])
-    list_rating = pl.concat([listed[c.RATING].cast(pl.Float64), pl.Series(c.RATING, [None] * unlisted.len(), pl.Float64)])
+    list_rating = pl.concat(
+        [listed[c.RATING].cast(pl.Float64), pl.Series(c.RATING, [None] * unlisted.len(), pl.Float64)]
+    )
     events = None
     if games.games.events is not None:
         events = eventrows.period_events(games.games.events, period, listed, ids, start_lists)
@@ -147,7 +149,9 @@ def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
 def chosen_upgrades(rows: DataFrame, context: Context) -> pl.Series:
     """Each player's one upgrade per event (once-per-event 400-point rule): the candidates of every
     partition (one ``mapInArrow`` job), chosen on the driver by the engine."""
-    schema = upgrades.candidates(pl.DataFrame(schema=_table_schema(context)), pl.Series([], dtype=pl.Float64), context.rules)
+    schema = upgrades.candidates(
+        pl.DataFrame(schema=_table_schema(context)), pl.Series([], dtype=pl.Float64), context.rules
+    )
     output = _arrow.spark_schema(schema.collect_schema())
     found = _arrow.from_spark(rows.mapInArrow(Candidates(context, _arrow.arrow_schema(output)), output))
     return upgrades.choose(found.cast(dict(schema.collect_schema())))  # type: ignore[arg-type]
@@ -178,7 +182,9 @@ def block_starts(rows: DataFrame, count: int, block: int) -> pl.Series:
     at = ends.search_sorted(positions, side="right")
     wanted = histogram["__b"].gather(at).unique().to_list()
     keys = _arrow.from_spark(rows.where(bucket.isin(wanted)).select("row_key", bucket.alias("__b")))
-    by_bucket = {int(b): part.get_column("row_key").sort() for (b,), part in keys.partition_by("__b", as_dict=True).items()}
+    by_bucket = {
+        int(b): part.get_column("row_key").sort() for (b,), part in keys.partition_by("__b", as_dict=True).items()
+    }
     starts = []
     for position, where in zip(positions, at, strict=True):
         before = int(ends[where]) - int(histogram["count"][where])
