@@ -145,16 +145,21 @@ def rate_periods(
 
 
 def write_period(
-    result: SparkPeriodResult, out: str | os.PathLike[str], *, format: Literal["parquet", "csv"] = "parquet"
+    result: SparkPeriodResult,
+    out: str | os.PathLike[str],
+    *,
+    format: Literal["parquet", "csv"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
+    table_format: Literal["parquet", "delta"] = "parquet",
 ) -> dict[str, str]:
-    """Write a period rated on Spark as ``elo-batch run`` does (:func:`elo_batch.write_period`): the
-    ratings and rejected rows from the driver, the audit streamed from Spark partition by partition,
-    in input order, into the one atomic commit of the period.
+    """Write a period rated on Spark as ``elo-batch run`` does (:func:`elo_batch.write_period`, the same
+    options): the ratings and rejected rows from the driver, the audit streamed from Spark partition by
+    partition, in input order, into the one atomic commit of the period (or the Delta tables' commits).
 
     Raises:
         As :func:`elo_batch.write_period`.
     """
-    return api.write_period(result.local, out, format=format)
+    return api.write_period(result.local, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
 
 
 def _check_options(function: str, options: api.Options) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import polars as pl
 import pyarrow as pa
@@ -26,9 +25,6 @@ from elo_batch.engine import events as ev
 from elo_batch.inputs.readers import InputFile
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import SparkGames
-
-if TYPE_CHECKING:
-    pass
 
 _GROUPS, _PICKED = 0, 1
 _KIND = "__kind"
