@@ -10,16 +10,16 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 import polars as pl
 
 from elo_batch import __version__, sanity
 from elo_batch import columns as c
-from elo_batch.config import RunConfig
+from elo_batch.config import PeriodBy, RunConfig
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.errors import StrictRejectError, option
@@ -32,6 +32,34 @@ from elo_batch.inputs.validate import GamesInput, load_games
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.formulas import CsvFormulas
 from elo_batch.outputs.writers import Format, check_writable, write_period
+from elo_batch.rules.bands import Bands
+
+
+class Engine(Protocol):
+    """Where the games are read and the periods rated (the local engine when none is given): the Spark
+    engine (:class:`elo_batch.spark._backend.SparkEngine`) reads and rates on a cluster."""
+
+    def load_games(
+        self,
+        paths: Sequence[str | FrameInput],
+        *,
+        fractional_ratings: bool,
+        encoding: str | None,
+        exclude: tuple[str, ...],
+        chunk_rows: int | None,
+    ) -> GamesInput:
+        """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
+
+    def settle(
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+    ) -> GamesInput:
+        """The games' event facts, as :func:`elo_batch.engine.events.settle`."""
+
+    def rate_periods(
+        self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
+    ) -> Iterator[PeriodResult]:
+        """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
+
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -106,6 +134,7 @@ def load_inputs(
     out: str | None = None,
     ratings_period: str | None = None,
     events: str | FrameInput | None = None,
+    engine: Engine | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
     any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
@@ -133,7 +162,7 @@ def load_inputs(
     list_paths = [named] if isinstance(named, str) else list(named)
     events_path = events if isinstance(events, str) else None
     own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
-    games = load_games(
+    games = (engine.load_games if engine is not None else load_games)(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
     rating_list: pl.DataFrame | None = None
@@ -147,7 +176,8 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
-    return settle(games, table, config.period_by, events_info), rating_list, list_info
+    settled = (engine.settle if engine is not None else settle)(games, table, config.period_by, events_info)
+    return settled, rating_list, list_info
 
 
 def run_bands(config: RunConfig) -> str | None:
@@ -260,6 +290,7 @@ def run(
     table_format: str = "parquet",
     ratings_period: str | None = None,
     events_path: str | None = None,
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -293,6 +324,7 @@ def run(
         ratings_period: Take the list from this period of the ratings table ``ratings_path``
             (:mod:`elo_batch.inputs.tablelist`).
         events_path: The events file (one row per event_id), or None.
+        engine: Read the games and rate the periods there (the Spark engine); None: here, locally.
 
     Returns:
         One summary per period, in order.
@@ -331,6 +363,7 @@ def run(
             hold,
             tables,
             events_path,
+            engine,
         )
 
 
@@ -348,6 +381,7 @@ def _run(
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
     events_path: str | None = None,
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     table_format, ratings_period = tables
@@ -361,7 +395,7 @@ def _run(
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(
-        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path
+        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path, engine=engine
     )
     bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
@@ -371,7 +405,7 @@ def _run(
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config, bands=bands)
+    results = (engine.rate_periods if engine is not None else rate_periods)(games, rating_list, config, bands=bands)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)

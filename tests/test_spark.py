@@ -52,6 +52,7 @@ def spark():
         SparkSession.builder.master("local[2]")
         .appName("elo-batch-tests")
         .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.adaptive.enabled", "false")  # small jobs: planning them again costs more than it saves
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
@@ -109,7 +110,7 @@ def test_golden_case_through_spark(case: Path, spark) -> None:
     ratings = pl.read_csv(case / "ratings.csv", infer_schema=False) if (case / "ratings.csv").exists() else None
     want = list(elo_batch.rate_periods(games, ratings=ratings, **options))  # type: ignore[arg-type]
 
-    got = list(engine.rate_periods(spark_frame(spark, games), ratings=ratings, **options))  # type: ignore[arg-type]
+    got = list(engine.rate_periods(spark_frame(spark, games, 2), ratings=ratings, **options))  # type: ignore[arg-type]
 
     assert len(got) == len(want)
     for spark_period, local_period in zip(got, want, strict=True):
@@ -381,8 +382,9 @@ def test_float_sums_are_the_local_engines_bit_for_bit(spark, monkeypatch) -> Non
     monkeypatch.setattr(local_period, "finalize", keep("local", local_period.finalize))
     monkeypatch.setattr(spark_period, "finalize", keep("spark", spark_period.finalize))
     players = [f"P{n}" for n in range(7)]
+    results = ["1-0", "0-1", "1/2-1/2"]
     rows = [
-        {"white_id": players[i % 7], "black_id": players[(i * 3 + 1 + i // 7) % 7], "result": ["1-0", "0-1", "1/2-1/2"][i % 3],
+        {"white_id": players[i % 7], "black_id": players[(i * 3 + 1 + i // 7) % 7], "result": results[i % 3],
          "date": f"2025-11-{1 + i % 28:02d}"}
         for i in range(150)
     ]  # fmt: skip
@@ -395,3 +397,45 @@ def test_float_sums_are_the_local_engines_bit_for_bit(spark, monkeypatch) -> Non
 
     assert_same(got, want)
     assert sums["spark"].equals(sums["local"]), (sums["spark"], sums["local"])
+
+
+@pytest.mark.parametrize(
+    "name", ["fide-event-period-given", "fide-event-start-list-range", "history-2022-upgrade-once-per-event"]
+)
+def test_cli_engine_spark_with_events_and_every_option(name: str, cli, spark, tmp_path: Path) -> None:
+    """``--engine spark`` on golden cases with an events file, event attributes on the game rows, a range
+    by event, the 2022 rules: every table of every period the local engine's, byte for byte."""
+    case = TESTS / "golden" / name
+    args = shlex.split((case / "args").read_text())
+    events = ["--events", case / "events.csv"] if (case / "events.csv").exists() else []
+    command = ("run", case / "games.csv", "--ratings", case / "ratings.csv", *events, *args)
+    assert cli(*command, "--out", tmp_path / "local").exit_code == 0
+
+    result = cli(*command, "--out", tmp_path / "spark", "--engine", "spark")
+
+    assert result.exit_code == 0, result.output
+    written = sorted(p.relative_to(tmp_path / "local") for p in (tmp_path / "local").rglob("*.parquet"))
+    assert written and written == sorted(
+        p.relative_to(tmp_path / "spark") for p in (tmp_path / "spark").rglob("*.parquet")
+    )
+    for path in written:
+        assert (tmp_path / "spark" / path).read_bytes() == (tmp_path / "local" / path).read_bytes(), path
+
+
+def test_chunk_rows_is_refused_naming_the_option(cli, tmp_path: Path) -> None:
+    """Spark's partitions are the chunks: ``chunk_rows`` (``--chunk-rows``) is a usage error naming it,
+    raised before any Spark job (the API) and before the lock and the inputs (the CLI, exit 2)."""
+    from elo_batch import spark as engine
+    from elo_batch.errors import UsageError
+
+    with pytest.raises(UsageError, match="chunk_rows does not apply to the Spark engine") as raised:
+        engine.rate_period(None, period="2025-10", chunk_rows=1000)  # type: ignore[arg-type]
+    assert raised.value.exit_code == 2 and raised.value.option == "chunk_rows"
+    games = SAMPLE / "us-championship-2025-games.csv"
+
+    result = cli(
+        "run", games, "--period", "2025-10", "--engine", "spark", "--chunk-rows", "1000", "--out", tmp_path / "o"
+    )
+
+    assert result.exit_code == 2 and "--chunk-rows does not apply to the Spark engine" in result.output
+    assert not (tmp_path / "o").exists()

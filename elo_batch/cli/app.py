@@ -15,7 +15,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from enum import StrEnum
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from polars.exceptions import PanicException
@@ -37,6 +37,9 @@ from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport, run, validate
 from elo_batch.sanity import mostly_rejected
+
+if TYPE_CHECKING:
+    from elo_batch.spark._backend import SparkEngine
 
 app = typer.Typer(
     name="elo-batch",
@@ -93,6 +96,11 @@ class ListChoice(StrEnum):
 class PeriodByChoice(StrEnum):
     date = "date"
     event = "event"
+
+
+class EngineChoice(StrEnum):
+    local = "local"
+    spark = "spark"
 
 
 class LogFormat(StrEnum):
@@ -226,11 +234,26 @@ def run_command(
             help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
         ),
     ] = DEFAULT_TIMEOUT,
+    engine: Annotated[
+        EngineChoice,
+        typer.Option(help="local: rate here; spark: read and rate on Spark (pip install 'elo-batch[spark]')."),
+    ] = EngineChoice.local,
+    spark_master: Annotated[
+        str | None,
+        typer.Option(help="With --engine spark: the Spark master (local[2], spark://host:7077, yarn)."),
+    ] = None,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
     def work() -> int:
         check_encoding(encoding)
+        if spark_master is not None and engine is not EngineChoice.spark:
+            raise UsageError("--spark-master is an option of the Spark engine", hint="add --engine spark.")
+        if engine is EngineChoice.spark and chunk_rows != CHUNK_ROWS:
+            raise UsageError(
+                "--chunk-rows does not apply to the Spark engine: Spark's partitions are the chunks",
+                hint="leave --chunk-rows out with --engine spark.",
+            )
         config = _config(
             period, rules, rule_set, list_kind, expected, cap_400, k, no_700_rule, rounding, strict, chunk_rows,
             max_rejected=max_rejected, period_by=period_by, bands=bands,
@@ -252,10 +275,20 @@ def run_command(
                 events_path=events,
                 table_format=table_format.value,
                 ratings_period=ratings_period,
+                engine=_spark_engine(spark_master) if engine is EngineChoice.spark else None,
             )
         return 0
 
     _guard(work, log_format)
+
+
+def _spark_engine(master: str | None) -> SparkEngine:
+    from elo_batch.spark import require_spark
+
+    require_spark()  # before the lock and the inputs: a clear error when pyspark is missing
+    from elo_batch.spark._backend import SparkEngine
+
+    return SparkEngine(master)
 
 
 @app.command("validate")
