@@ -7,6 +7,7 @@ The public API (everything in ``__all__``; see the README section "Python API"):
     result = elo_batch.rate_period(games, period="2025-10", ratings=rating_list)
     result.ratings, result.rejected, result.audit, result.counts
     elo_batch.write_period(result, "out")
+    elo_batch.run(["games/"], period="2025-10", out="out", ratings="list.parquet")   # the job of `elo-batch run`
     with elo_batch.locked_output("out"):   # read last month's list from "out", then write to it
         ...
 """
@@ -21,9 +22,11 @@ from elo_batch.api import (
     locked_output,
     rate_period,
     rate_periods,
+    run,
     validate,
     write_period,
 )
+from elo_batch.engine.calculator import GameResult, TournamentResult
 from elo_batch.engine.period import Counts
 from elo_batch.errors import (
     EloBatchError,
@@ -34,13 +37,18 @@ from elo_batch.errors import (
     StrictRejectError,
     UsageError,
 )
+from elo_batch.history import History, rating_history
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import PeriodSummary, ValidationReport
+from elo_batch.tools import Imported, import_fide_list, import_pgn, import_trf, rate_game, rate_tournament
 
 __all__ = [
     "Counts",
     "EloBatchError",
     "Frame",
+    "GameResult",
+    "History",
+    "Imported",
     "InputDataError",
     "InputMissingError",
     "InternalError",
@@ -51,12 +59,20 @@ __all__ = [
     "RuleSet",
     "Source",
     "StrictRejectError",
+    "TournamentResult",
     "UsageError",
     "ValidationReport",
     "__version__",
+    "import_fide_list",
+    "import_pgn",
+    "import_trf",
     "locked_output",
+    "rate_game",
     "rate_period",
     "rate_periods",
+    "rate_tournament",
+    "rating_history",
+    "run",
     "validate",
     "write_period",
 ]

@@ -11,90 +11,40 @@ import contextlib
 import dataclasses
 import datetime as dt
 import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, Unpack
+from typing import Literal, Unpack
 
 import polars as pl
 
 from elo_batch import runner, sanity
+from elo_batch.apiargs import (
+    OPTIONS,
+    Frame,
+    Options,
+    Source,
+    bands_frame,
+    check_options,
+    config_of,
+    engine_of,
+    events_source,
+    games_sources,
+    given,
+    list_source,
+)
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
 from elo_batch.inputs.bandsfile import load_bands
-from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
+from elo_batch.inputs.readers import InputFile, check_encoding
 from elo_batch.outputs import atomic, delta, objectstore
+from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
-from elo_batch.runner import ValidationReport
-
-if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
-    import pyarrow as pa
-
-#: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
-Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
-#: Games or a rating list: a table in memory, or files (a path, a glob, a folder, or a list of them).
-Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
-
-
-class Options(TypedDict, total=False):
-    """The options of a run, as keywords: the CLI's flags without dashes (``--cap-400``: ``cap_400``).
-
-    Attributes:
-        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
-        list_kind: ``standard`` (default), ``rapid`` or ``blitz`` (the CLI's ``--list``).
-        expected: ``table`` (FIDE 8.1.2) or ``formula`` (logistic); default: the rule set's.
-        cap_400: The 400-point rule: ``auto`` (default: per rule set), ``always`` or ``never``.
-        k: One K for every player (1..100).
-        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``); True: do.
-        rounding: ``period`` (round once), ``game`` (each game) or ``none`` (2 decimals).
-        strict: Raise :class:`~elo_batch.errors.StrictRejectError` when any row of the periods is
-            rejected (``rate_period``, ``rate_periods``).
-        chunk_rows: Parquet files and LazyFrames of more rows are read and rated in chunks of at most
-            this many rows (default 20 000 000).
-        max_rejected: Raise :class:`~elo_batch.errors.StrictRejectError` when more rows than this are
-            rejected: a number of rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``).
-        encoding: Force the text encoding of CSV inputs.
-        source_name: What the rows of a games frame get in ``source_file`` (default: null).
-        events: The events, one row per ``event_id`` (``event_type``, ``match_games``,
-            ``rate_all_games``, ``event_start``, ``event_end``, ``period``): a table or a CSV/Parquet path.
-        period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
-            (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
-        ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
-            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
-            without it gives the month before the first period rated.
-        bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
-            or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
-            ``elo_batch/rules/bands.csv``.
-    """
-
-    rule_set: str | None
-    list_kind: Literal["standard", "rapid", "blitz"]
-    expected: Literal["table", "formula"] | None
-    cap_400: Literal["auto", "always", "never"]
-    k: int | None
-    rule_700: bool | None
-    rounding: Literal["period", "game", "none"] | None
-    strict: bool
-    chunk_rows: int
-    max_rejected: int | str | None
-    encoding: str | None
-    source_name: str | None
-    events: Frame | str | os.PathLike[str] | None
-    period_by: Literal["date", "event"]
-    ratings_period: str | None
-    bands: str | os.PathLike[str] | pl.DataFrame | None
-
-
-_CONFIG_OPTIONS = (
-    "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
-    "period_by",
-)  # fmt: skip
-_OPTIONS = (*_CONFIG_OPTIONS, "encoding", "source_name", "events", "ratings_period", "bands")
+from elo_batch.runner import PeriodSummary, Progress, ValidationReport
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,13 +73,14 @@ class PeriodResult:
     counts: Counts
     warnings: tuple[str, ...]
     audit_rows: int
-    _written: _Inputs = dataclasses.field(repr=False)
+    _written: RunInputs = dataclasses.field(repr=False)
     _result: EngineResult = dataclasses.field(repr=False)
 
 
 @dataclass(frozen=True)
-class _Inputs:
-    """What a period's manifest records about the run that rated it."""
+class RunInputs:
+    """What a period's manifest records about the run that rated it (:func:`write_period` writes it; the
+    Spark engine's results carry one too)."""
 
     files: tuple[InputFile, ...]
     list_info: InputFile | None
@@ -174,8 +125,8 @@ def rate_period(
         >>> result.ratings.select("player_id", "rating", "change").rows()
         [('A', 2010, 10), ('B', 1990, -10)]
     """
-    _check_options("rate_period", options, _OPTIONS)
-    config = _config(_given(period, "period"), rules, options)
+    check_options("rate_period", options, OPTIONS)
+    config = config_of(given(period, "period"), rules, options)
     if len(config.periods) != 1:
         raise UsageError(
             f"{period!r} is a range of periods",
@@ -210,8 +161,8 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
-    _check_options("rate_periods", options, _OPTIONS)
-    return _rate(games, ratings, _config(_given(periods, "periods"), rules, options, name="periods"), options)
+    check_options("rate_periods", options, OPTIONS)
+    return _rate(games, ratings, config_of(given(periods, "periods"), rules, options, name="periods"), options)
 
 
 def write_period(
@@ -244,14 +195,7 @@ def write_period(
         OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
             the other ``table_format``.
     """
-    if format not in ("parquet", "csv"):
-        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
-    if csv_formulas not in ("escape", "keep"):
-        raise UsageError(
-            f"{csv_formulas!r} is not a way to write formula-like cells",
-            option="csv_formulas",
-            hint="use escape or keep.",
-        )
+    _check_output(format, csv_formulas)
     target = os.fspath(out)
     delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
@@ -312,6 +256,7 @@ def validate(
     ratings: Source | None = None,
     period: str | None = None,
     rules: Literal["fide", "elo"] = "fide",
+    on_progress: Progress | None = None,
     **options: Unpack[Options],
 ) -> ValidationReport:
     """Check the inputs as ``elo-batch validate`` does, writing nothing.
@@ -321,6 +266,7 @@ def validate(
             reported, not raised).
         period: A month or a range: those months are also rated in memory, and the report holds the
             counts ``run`` would write. None: every row of every period is checked.
+        on_progress: Called before each step with (what is being done, steps done, steps in all).
 
     Returns:
         The report: rejected rows, rows read, per-period summaries or usable rows per period, warnings.
@@ -328,51 +274,111 @@ def validate(
     Raises:
         As :func:`rate_period`, except StrictRejectError.
     """
-    _check_options("validate", options, tuple(name for name in _OPTIONS if name != "strict"))
-    config = _config(period, rules, options)
+    check_options("validate", options, tuple(name for name in OPTIONS if name != "strict"))
     check_encoding(options.get("encoding"))
+    config = config_of(period, rules, options)
     return runner.validate(
-        _games_sources(games, options.get("source_name")),
+        games_sources(games, options.get("source_name")),
         config=config,
-        ratings_path=_list_source(ratings),
+        ratings_path=list_source(ratings),
         encoding=options.get("encoding"),
-        events_path=_events_source(options.get("events")),
+        on_progress=on_progress,
+        events_path=events_source(options.get("events")),
         ratings_period=options.get("ratings_period"),
-        bands=_bands_frame(options),
+        bands=bands_frame(options),
     )
 
 
-def _check_options(function: str, options: Mapping[str, object], allowed: tuple[str, ...]) -> None:
-    unknown = [name for name in options if name not in allowed]
-    if unknown:
-        raise TypeError(
-            f"{function}() got unknown option(s) {', '.join(map(repr, unknown))}; "
-            f"the options are: rules, {', '.join(allowed)}"
+def run(
+    games: Source,
+    *,
+    period: str,
+    out: str | os.PathLike[str],
+    ratings: Source | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    format: Literal["parquet", "csv"] = "parquet",
+    table_format: Literal["parquet", "delta"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
+    duckdb: str | os.PathLike[str] | None = None,
+    lock_timeout: float = DEFAULT_TIMEOUT,
+    on_period: Callable[[PeriodSummary], None] | None = None,
+    on_progress: Progress | None = None,
+    on_lock_wait: Callable[[str], None] | None = None,
+    engine: Literal["local", "spark"] = "local",
+    spark_master: str | None = None,
+    **options: Unpack[Options],
+) -> list[PeriodSummary]:
+    """The whole job of ``elo-batch run``: read, check, rate each period and write it, under ``out``'s lock.
+
+    For a scheduler's task (Airflow, Dagster) as for the CLI, which calls it: ``out``'s lock is taken
+    (waiting up to ``lock_timeout`` seconds for another writer) and a killed run's leftovers recovered
+    before any input is read, so a list read from ``out`` (last month's) is a committed one; every
+    input is read and checked, and the strict checks run, before anything is rated or written; then
+    each period is rated from the list the previous one produced and written atomically.
+
+    Args:
+        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here).
+        period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
+        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
+        format, table_format, csv_formulas: As :func:`write_period`.
+        duckdb: Also load each period into this DuckDB file (tables ratings, audit, rejected),
+            committed together with the partitions.
+        lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (0: do not wait).
+        on_period: Called with each period's summary once it is written (for logs).
+        on_progress: Called before each step with (what is being done, steps done, steps in all).
+        on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
+        engine: ``local`` (rate here) or ``spark``: read the game files and rate them on Spark
+            (``pip install 'elo-batch[spark]'``; ``games`` as paths Spark can read, ``chunk_rows`` left
+            out); the list, the events, the checks and the writing are the same either way, and so are
+            the tables written.
+        spark_master: With ``engine="spark"``, when no Spark session is active in this process: the
+            master of the one started (``local[2]``, ``spark://host:7077``, ``yarn``); None: the
+            environment's (``spark-submit``), else ``local[*]``.
+
+    Returns:
+        One summary per period, in order.
+
+    Raises:
+        As :func:`rate_periods` and :func:`write_period`; OutputError also when another writer held the
+        lock of ``out`` for longer than ``lock_timeout``; UsageError for an engine's option without
+        that engine, or pyspark missing with ``engine="spark"``.
+    """
+    check_options("run", options, OPTIONS)
+    _check_output(format, csv_formulas)
+    check_encoding(options.get("encoding"))
+    if isinstance(options.get("bands"), pl.DataFrame):
+        raise TypeError("bands must be a path for run(); with a frame, rate with rate_periods() and write_period()")
+    config = config_of(given(period, "period"), rules, options)
+    chosen = engine_of(engine, spark_master, options)
+    return runner.run(
+        games_sources(games, options.get("source_name")),
+        config=config,
+        ratings_path=list_source(ratings),
+        out=os.fspath(out),
+        fmt=format,
+        encoding=options.get("encoding"),
+        on_period=on_period,
+        on_progress=on_progress,
+        duckdb_path=os.fspath(duckdb) if duckdb is not None else None,
+        csv_formulas=csv_formulas,
+        lock_timeout=lock_timeout,
+        on_lock_wait=on_lock_wait,
+        events_path=events_source(options.get("events")),
+        table_format=table_format,
+        ratings_period=options.get("ratings_period"),
+        engine=chosen,
+    )
+
+
+def _check_output(format: str, csv_formulas: str) -> None:
+    if format not in ("parquet", "csv"):
+        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
         )
-
-
-def _given(periods: str, name: str) -> str:
-    """``periods``, which must be given (None means "every period" to ``validate`` only)."""
-    if periods is None:
-        raise UsageError("no period given", option=name, hint="give a month of play, 'YYYY-MM'.")
-    return periods
-
-
-def _config(periods: str | None, rules: str, options: Options, *, name: str = "period") -> RunConfig:
-    """The run's config; an error about its periods names the parameter they came in (``name``)."""
-    chosen: dict[str, Any] = {key: options[key] for key in _CONFIG_OPTIONS if key in options}  # type: ignore[literal-required]
-    bands = options.get("bands")
-    if isinstance(bands, str | os.PathLike):
-        chosen["bands"] = os.fspath(bands)
-    elif bands is not None and not isinstance(bands, pl.DataFrame):
-        raise TypeError(f"bands must be a path or a polars DataFrame, not {type(bands).__name__}")
-    try:
-        return RunConfig.from_options(periods, rules=rules, **chosen)
-    except UsageError as exc:
-        if exc.option == "period" and name != "period":
-            exc.option = name
-            exc.args = (exc.render(),)
-        raise
 
 
 def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Options) -> Iterator[PeriodResult]:
@@ -382,20 +388,20 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
     check_encoding(encoding)
     with runner.in_chunks(config):
         loaded, rating_list, list_info = runner.load_inputs(
-            _games_sources(games, options.get("source_name")),
-            _list_source(ratings),
+            games_sources(games, options.get("source_name")),
+            list_source(ratings),
             config,
             encoding,
-            events=_events_source(options.get("events")),
+            events=events_source(options.get("events")),
             ratings_period=options.get("ratings_period"),
         )
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
-    frame = _bands_frame(options)
+    frame = bands_frame(options)
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
-    inputs = _Inputs(loaded.files, list_info, config, encoding, started)
+    inputs = RunInputs(loaded.files, list_info, config, encoding, started)
     results = rate_engine_periods(loaded, rating_list, config, bands=bands)
 
     def periods() -> Iterator[PeriodResult]:
@@ -418,49 +424,7 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
     return periods()
 
 
-def _bands_frame(options: Options) -> pl.DataFrame | None:
-    """The band table given as a frame (a path goes through the run's config)."""
-    bands = options.get("bands")
-    return bands if isinstance(bands, pl.DataFrame) else None
-
-
-def _games_sources(games: Source, name: str | None) -> list[str | FrameInput]:
-    """``games`` as the runner reads them: a frame, or paths."""
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"source_name must be text or None, not {type(name).__name__}")
-    source = _source(games, "games", name)
-    return list(source) if isinstance(source, list) else [source]
-
-
-def _list_source(ratings: Source | None) -> str | list[str] | FrameInput | None:
-    return None if ratings is None else _source(ratings, "ratings", None)
-
-
-def _events_source(events: object) -> str | FrameInput | None:
-    if events is None:
-        return None
-    source = _source(events, "events", None)  # type: ignore[arg-type]
-    if isinstance(source, list):
-        raise TypeError("events must be one table or one file path, not a list")
-    return source
-
-
-def _source(value: Source, parameter: str, name: str | None) -> str | list[str] | FrameInput:
-    arrow = sys.modules.get("pyarrow")  # a pyarrow table exists only once pyarrow is imported
-    if isinstance(value, pl.DataFrame | pl.LazyFrame) or (arrow and isinstance(value, arrow.Table | arrow.RecordBatch)):
-        return FrameInput(value, name, parameter)
-    if isinstance(value, str | os.PathLike):
-        return os.fspath(value)
-    if isinstance(value, list | tuple) and value and all(isinstance(item, str | os.PathLike) for item in value):
-        return [os.fspath(item) for item in value]
-    raise TypeError(
-        f"{parameter} must be a polars DataFrame or LazyFrame, a pyarrow Table, or paths (a str or Path, "
-        f"or a list of them), not {type(value).__name__}"
-        + (" (an empty list)" if isinstance(value, list | tuple) and not value else "")
-    )
-
-
 __all__ = [
-    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "validate",
+    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "run", "validate",
     "write_period",
 ]  # fmt: skip

@@ -10,56 +10,30 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ParamSpec, Protocol, TypeVar
+from typing import ParamSpec, TypeVar
 
 import polars as pl
 
-from elo_batch import __version__, sanity
 from elo_batch import columns as c
-from elo_batch.config import PeriodBy, RunConfig
-from elo_batch.engine.events import settle
+from elo_batch import sanity
+from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
-from elo_batch.errors import StrictRejectError, option
-from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
-from elo_batch.inputs.eventsfile import load_events
-from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.inputs.validate import GamesInput, load_games
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.formulas import CsvFormulas
-from elo_batch.outputs.writers import Format, check_writable, write_period
-from elo_batch.rules.bands import Bands
-
-
-class Engine(Protocol):
-    """Where the games are read and the periods rated (the local engine when none is given): the Spark
-    engine (:class:`elo_batch.spark._backend.SparkEngine`) reads and rates on a cluster."""
-
-    def load_games(
-        self,
-        paths: Sequence[str | FrameInput],
-        *,
-        fractional_ratings: bool,
-        encoding: str | None,
-        exclude: tuple[str, ...],
-        chunk_rows: int | None,
-    ) -> GamesInput:
-        """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
-
-    def settle(
-        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
-    ) -> GamesInput:
-        """The games' event facts, as :func:`elo_batch.engine.events.settle`."""
-
-    def rate_periods(
-        self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
-    ) -> Iterator[PeriodResult]:
-        """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
-
+from elo_batch.outputs.writers import Format, check_writable
+from elo_batch.runinputs import Engine as Engine
+from elo_batch.runinputs import check_strict as check_strict
+from elo_batch.runinputs import input_warnings as input_warnings
+from elo_batch.runinputs import load_inputs as load_inputs
+from elo_batch.runinputs import rejected_in_run as rejected_in_run
+from elo_batch.runinputs import run_bands as run_bands
+from elo_batch.runoutputs import period_tables as period_tables
+from elo_batch.runoutputs import write_result as write_result
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -126,158 +100,12 @@ class ValidationReport:
     warnings: tuple[str, ...]
 
 
-def load_inputs(
-    games_paths: Sequence[str | FrameInput],
-    ratings_path: str | Sequence[str] | FrameInput | None,
-    config: RunConfig,
-    encoding: str | None = None,
-    out: str | None = None,
-    ratings_period: str | None = None,
-    events: str | FrameInput | None = None,
-    engine: Engine | None = None,
-) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
-    """Read and check the games, the list and the events of a run (rule sets are checked first, before
-    any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
-    event rejected, by event each row in its event's period; see :func:`elo_batch.engine.events.settle`).
-
-    A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
-    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
-    ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
-    (:mod:`elo_batch.inputs.tablelist`).
-
-    Raises:
-        UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
-    """
-    games_paths = [_local(path) for path in games_paths]
-    if isinstance(ratings_path, str):
-        ratings_path = _local(ratings_path)
-    elif ratings_path is not None and not isinstance(ratings_path, FrameInput):
-        ratings_path = [_local(path) for path in ratings_path]
-    out = objectstore.local_path(out) if out else out
-    events = _local(events)
-    rule_sets = [config.rules_for(period) for period in config.periods]
-    tablelist.check(ratings_path, ratings_period, config.periods)
-    fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
-    named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
-    list_paths = [named] if isinstance(named, str) else list(named)
-    events_path = events if isinstance(events, str) else None
-    own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
-    games = (engine.load_games if engine is not None else load_games)(
-        games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
-    )
-    rating_list: pl.DataFrame | None = None
-    list_info: InputFile | None = None
-    if isinstance(ratings_path, str) and tablelist.applies(ratings_path, ratings_period):  # a ratings table's period
-        rating_list, list_info = tablelist.load(
-            ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
-        )
-    elif ratings_path:
-        rating_list, list_info = load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
-    if rating_list is not None and list_info is not None:
-        check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
-    table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
-    settled = (engine.settle if engine is not None else settle)(games, table, config.period_by, events_info)
-    return settled, rating_list, list_info
-
-
-def run_bands(config: RunConfig) -> str | None:
-    """The band table file of a run (a ``file:`` URL as its path), or None for the default table."""
-    return objectstore.local_path(config.bands) if config.bands else None
-
-
-def _local(source: T) -> T:
-    """A path source as a local path (a ``file:`` URL becomes the path it names); a frame as it is."""
-    return objectstore.local_path(source) if isinstance(source, str) else source  # type: ignore[return-value]
-
-
-def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None) -> tuple[str, ...]:
-    """Things about the inputs the user should know that do not stop the run."""
-    notes = [f"{f.path}: {f.blank_rows} blank line(s) skipped" for f in games.files if f.blank_rows]
-    notes += [f"{f.path}: no rows (header only)" for f in games.files if f.rows == 0]
-    notes += [note for f in games.files for note in f.notes]
-    if list_info and list_info.blank_rows:
-        notes.append(f"{list_info.path}: {list_info.blank_rows} blank line(s) skipped")
-    if list_info:
-        notes.extend(list_info.notes)
-    if rating_list is not None and list_info and rating_list.height == 0:
-        notes.append(f"{list_info.path}: the rating list has no players; every player is unrated")
-    if games.events is not None:
-        notes.extend(games.events.notes)
-    return tuple(notes)
-
-
-def rejected_in_run(games: GamesInput, periods: tuple[str, ...]) -> pl.DataFrame:
-    """Rejected rows that belong to the run: rows of its periods, and rows whose period is unknown."""
-    return games.rejected.filter(pl.col(c.PERIOD).is_null() | pl.col(c.PERIOD).is_in(list(periods)))
-
-
-def check_strict(games: GamesInput, config: RunConfig) -> None:
-    """Refuse the run when ``config.strict`` and a row of its periods was rejected, or when more rows
-    were rejected than ``config.max_rejected`` allows.
-
-    Raises:
-        StrictRejectError: as said, naming the first rejected row (strict) or the count (limit).
-    """
-    if config.strict:
-        _fail_if_rejected(rejected_in_run(games, config.periods))
-    sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
-
-
-def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame]:
-    """The tables a period writes, by name (``ratings``, ``audit``, ``rejected``)."""
-    return {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
-
-
-def write_result(
-    out: str,
-    result: PeriodResult,
-    *,
-    files: tuple[InputFile, ...],
-    list_info: InputFile | None,
-    config: RunConfig,
-    output_options: dict[str, Any],
-    started: dt.datetime,
-    warnings: tuple[str, ...],
-    stale_periods: tuple[str, ...] = (),
-    duckdb_path: str | None = None,
-) -> dict[str, str]:
-    """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
-
-    Args:
-        out: Output folder or object-store URI (see :func:`elo_batch.outputs.writers.write_period`).
-        result: The period.
-        files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
-        config: The run's settings.
-        output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
-            :mod:`elo_batch.outputs.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
-            ``delta``: Delta tables, :mod:`elo_batch.outputs.delta`), recorded in the manifest's options.
-        started: When the run started.
-        warnings: Everything the run warns about for this period (inputs and rating).
-        stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
-            ``stale_periods``).
-        duckdb_path: Also load the period into this DuckDB file, committed together with the
-            partitions (see :func:`_write`).
-
-    Returns:
-        Table name (and ``manifest``) -> written file.
-
-    Raises:
-        OutputError: as :func:`elo_batch.outputs.writers.write_period`.
-    """
-    manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
-    manifest["stale_periods"] = list(stale_periods)
-    if output_options.get("table_format") == "delta":
-        return _write_delta(out, result.period, period_tables(result), manifest, duckdb_path)
-    formulas = output_options.get("csv_formulas", "escape")
-    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path, formulas)
-
-
 @_in_chunks
 def run(
-    games_paths: list[str],
+    games_paths: Sequence[str | FrameInput],
     *,
     config: RunConfig,
-    ratings_path: str | None,
+    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
     fmt: Format = "parquet",
     encoding: str | None = None,
@@ -289,7 +117,7 @@ def run(
     on_lock_wait: Callable[[str], None] | None = None,
     table_format: str = "parquet",
     ratings_period: str | None = None,
-    events_path: str | None = None,
+    events_path: str | FrameInput | None = None,
     engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
@@ -324,7 +152,7 @@ def run(
         ratings_period: Take the list from this period of the ratings table ``ratings_path``
             (:mod:`elo_batch.inputs.tablelist`).
         events_path: The events file (one row per event_id), or None.
-        engine: Read the games and rate the periods there (the Spark engine); None: here, locally.
+        engine: Read the games and rate the periods there (the Spark engine); None: here.
 
     Returns:
         One summary per period, in order.
@@ -368,9 +196,9 @@ def run(
 
 
 def _run(
-    games_paths: list[str],
+    games_paths: Sequence[str | FrameInput],
     config: RunConfig,
-    ratings_path: str | None,
+    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
     fmt: Format,
     encoding: str | None,
@@ -380,7 +208,7 @@ def _run(
     csv_formulas: CsvFormulas,
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
-    events_path: str | None = None,
+    events_path: str | FrameInput | None = None,
     engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
@@ -489,47 +317,6 @@ def validate(
     )
 
 
-def _write(
-    out: str,
-    period: str,
-    tables: dict[str, pl.DataFrame | pl.LazyFrame],
-    manifest: dict[str, Any],
-    fmt: Format,
-    duckdb_path: str | None,
-    csv_formulas: CsvFormulas = "escape",
-) -> dict[str, str]:
-    """Write a period's partitions and, with ``duckdb_path``, load it: into a folder both commit together
-    (the database's commit comes between the partitions' swap and their commit; a failure of either
-    puts both back); an object store has no such commit, so it is written first and the database's
-    error says so."""
-    if not duckdb_path:
-        return write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
-    if objectstore.is_object_store(out):
-        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
-        note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
-        warehouse.load_period(duckdb_path, period, tables, note=note)
-    else:
-        note = f"The partitions of period {period} in {out} were kept as they were too."
-        load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
-        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas, companion=load)
-    return {**outputs, "duckdb": duckdb_path}
-
-
-def _write_delta(
-    out: str,
-    period: str,
-    tables: dict[str, pl.DataFrame | pl.LazyFrame],
-    manifest: dict[str, Any],
-    duckdb_path: str | None,
-) -> dict[str, str]:
-    """Write a period into the Delta tables of ``out``; with ``duckdb_path`` the database commits after
-    the tables and before the manifest (see :func:`elo_batch.outputs.delta.write_period`)."""
-    note = f"The Delta tables of {out} keep their rows of period {period} too."
-    load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note) if duckdb_path else None
-    outputs = delta.write_period(out, period, tables, manifest, companion=load)
-    return {**outputs, "duckdb": duckdb_path} if duckdb_path else outputs
-
-
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
     up, down = result.band_moves
     return PeriodSummary(
@@ -541,58 +328,3 @@ def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str,
         outputs,
         {"up": up, "down": down},
     )
-
-
-def _fail_if_rejected(rejected: pl.DataFrame) -> None:
-    if rejected.height == 0:
-        return
-    first = rejected.row(0, named=True)
-    raise StrictRejectError(
-        f"{rejected.height} row(s) rejected and {option('strict')} is set; nothing was written. "
-        f"First: {first[c.REASON]}",
-        path=first[c.SOURCE_FILE],
-        row=first[c.SOURCE_ROW],
-        column=first[c.COLUMN],
-        value=first[c.VALUE],
-        hint=f"fix the rows listed by `elo-batch validate`, or run without {option('strict')} to write them to "
-        "rejected.",
-    )
-
-
-def _manifest(
-    result: PeriodResult,
-    files: tuple[InputFile, ...],
-    list_info: InputFile | None,
-    config: RunConfig,
-    output_options: dict[str, Any],
-    started: dt.datetime,
-    warnings: tuple[str, ...],
-) -> dict[str, Any]:
-    return {
-        "tool": "elo-batch",
-        "version": __version__,
-        "period": result.period,
-        "rule_set": dataclasses.asdict(result.rule_set),
-        "options": {**dataclasses.asdict(config), **output_options},
-        "inputs": {
-            "games": [_recorded(f) for f in files],
-            "ratings": _recorded(list_info) if list_info else None,
-            **({"events": _recorded(result.events_file)} if result.events_file else {}),
-        },
-        "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
-        "rows_written": {
-            "ratings": result.ratings.height,
-            "audit": result.audit_rows,
-            "rejected": result.rejected.height,
-        },
-        "warnings": list(warnings),
-        "started_at": started.isoformat(),
-        "finished_at": dt.datetime.now(dt.UTC).isoformat(),
-    }
-
-
-def _recorded(info: InputFile) -> dict[str, Any]:
-    """What the manifest records of an input: all but its column names (kept for messages only)."""
-    record = dataclasses.asdict(info)
-    del record["header"]
-    return record

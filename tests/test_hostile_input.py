@@ -201,7 +201,7 @@ def test_a_panic_elsewhere_is_exit_70_with_a_message_not_a_traceback(cli, tmp_pa
     def panic(*args, **kwargs):
         raise pl.exceptions.PanicException("index out of bounds")
 
-    monkeypatch.setattr("elo_batch.cli.app.run", panic)
+    monkeypatch.setattr("elo_batch.run", panic)
     games = write_csv(tmp_path / "g.csv", GAMES)
 
     result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out")

@@ -34,9 +34,11 @@ from elo_batch.engine.period import rate_period
 from elo_batch.engine.sides import Chunk, rate_chunk
 from elo_batch.engine.sums import SUM_ROWS, partial_sums, reduce_sums
 from elo_batch.errors import InternalError
+from elo_batch.inputs.checkfile import check_file
+from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput, _check_file, _mark_duplicates, _split_event_rows
+from elo_batch.inputs.validate import GamesInput, split_event_rows
 from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
 
 PERIOD = "2025-11"
@@ -73,9 +75,9 @@ def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str | None 
     table = frame.with_columns(
         pl.lit("games").alias("source_file"), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_row")
     )
-    good, bad, absent = _check_file(table, "games", fractional, trimmed=True)
-    good, attributes = _split_event_rows(good)
-    rows, reused, period_rows = _mark_duplicates(good.collect())
+    good, bad, absent = check_file(table, "games", fractional, trimmed=True)
+    good, attributes = split_event_rows(good)
+    rows, reused, period_rows = mark_duplicates(good.collect())
     info = InputFile("games", 0, "", frame.height, "utf-8", ",")
     event_rows = attributes.collect() if attributes is not None else None
     games = GamesInput(rows, pl.concat([bad.collect(), reused]), (info,), period_rows, frozenset(absent), event_rows)

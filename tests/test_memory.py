@@ -17,7 +17,8 @@ import pytest
 from elo_batch.errors import InputDataError
 from elo_batch.formats import pgn, pgnsource
 from elo_batch.inputs import readers, textfile
-from elo_batch.inputs.validate import _GAME_COLUMNS, load_games
+from elo_batch.inputs.gamerules import GAME_COLUMNS
+from elo_batch.inputs.validate import load_games
 
 WIDE = "x" * 3_500
 
@@ -100,7 +101,7 @@ def _csv(tmp_path: Path, body: str) -> str:
 def test_a_csv_games_file_is_read_for_the_game_columns_only(tmp_path) -> None:
     path = _csv(tmp_path, f'A,"Anna, {WIDE}",B,1-0,2025-11-03,x\n')
 
-    frame, info = readers.read_table(path, columns=_GAME_COLUMNS)
+    frame, info = readers.read_table(path, columns=GAME_COLUMNS)
 
     assert frame.columns == ["white_id", "black_id", "result", "date", "source_row", "source_file"]
     assert info.columns == ("white_id", "name", "black_id", "result", "date", "note")
@@ -299,7 +300,7 @@ def test_a_gzip_compressed_parquet_file_is_read_for_the_game_columns_only(tmp_pa
     path = tmp_path / "games.parquet.gz"
     path.write_bytes(gzip.compress(parquet.read_bytes()))
 
-    frame, info = readers.read_table(str(path), columns=_GAME_COLUMNS)
+    frame, info = readers.read_table(str(path), columns=GAME_COLUMNS)
     games = load_games([str(path)])
 
     assert frame.columns == ["white_id", "black_id", "result", "date", "source_row", "source_file"]

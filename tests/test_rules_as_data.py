@@ -26,7 +26,8 @@ NUMBERS = {400, 2650, 700, 2400, 2300, 18, 30, 26, 1800, 3600, 2200, 1400, 600, 
 #: Modules that rate or check values: they read the numbers from elo_batch.rules.
 ENGINE_MODULES = [
     *(f"engine/{p.name}" for p in sorted((PACKAGE / "engine").glob("*.py")) if p.name != "__init__.py"),
-    "inputs/ratinglist.py", "inputs/validate.py",
+    "inputs/ratinglist.py", "inputs/validate.py", "inputs/gamerules.py", "inputs/gamechecks.py", "inputs/byvalue.py",
+    "inputs/checkfile.py", "inputs/duplicates.py", "inputs/listchecks.py",
 ]  # fmt: skip
 
 

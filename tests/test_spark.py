@@ -367,9 +367,11 @@ def test_float_sums_are_the_local_engines_bit_for_bit(spark, monkeypatch) -> Non
     blocks of 7 rows of the engine's fixed order (so the order crosses blocks and partitions)."""
     from elo_batch import spark as engine
     from elo_batch.engine import period as local_period
+    from elo_batch.engine import sums as sums_kernel
     from elo_batch.spark import _period as spark_period
 
-    monkeypatch.setattr(local_period, "_SUM_ROWS", 7)
+    monkeypatch.setattr(local_period, "_SUM_ROWS", 7)  # the local engine's block, and the Spark engine's:
+    monkeypatch.setattr(sums_kernel, "SUM_ROWS", 7)
     sums: dict[str, pl.DataFrame] = {}
 
     def keep(name: str, finalize):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from elo_batch.engine.calculator import Change, GameResult, SideResult, TournamentResult
-from elo_batch.rules.sets import RuleSet
+from elo_batch import GameResult, RuleSet, TournamentResult
+from elo_batch.engine.calculator import Change, SideResult
 
 
 def describe_rules(rules: RuleSet) -> str:

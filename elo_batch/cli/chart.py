@@ -1,105 +1,24 @@
-"""A player's rating over the periods of an output folder, as data and as a PNG (``elo-batch chart``).
+"""The ``chart`` command: a player's rating over the periods of an output folder, drawn as a PNG.
 
-Reads only ``OUT/ratings/period=*/part-0.*`` (Parquet or CSV, local or on an object store); draws with
-matplotlib's object API on the Agg canvas (no display, no pyplot state). No rating rules here.
+The history comes from :func:`elo_batch.rating_history`; drawn with matplotlib's object API on the Agg
+canvas (no display, no pyplot state). No rating rules here.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import io
 import math
 import re
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+import sys
+from typing import Annotated, Any
 
-import polars as pl
+import typer
 
-from elo_batch.config import next_period
-from elo_batch.errors import InputDataError, InputMissingError, OutputError, UsageError
-from elo_batch.inputs.tablelist import delta_periods
-from elo_batch.inputs.text import closest_hint
-from elo_batch.outputs import objectstore
-from elo_batch.outputs.deltafiles import is_table
+from elo_batch import History, rating_history
+from elo_batch.cli.guard import guard
+from elo_batch.errors import OutputError, UsageError
+from elo_batch.outputs.objectstore import local_path
 
-_PARTITION = re.compile(r"period=(\d{4}-\d{2})/part-0\.(parquet|csv)$")
-
-
-@dataclass(frozen=True)
-class History:
-    """One player's published ratings, list by list.
-
-    Attributes:
-        player_id: The player. name: The ``name`` column of the list, when there is one.
-        lists: Date of each rating list (the first day of a month), in order.
-        ratings: Rating on that list (None while unrated), rating points.
-        changes: The change that produced it (None for the first list and where nothing was rated);
-            ``new`` ratings are marked in ``labels``.
-        labels: The annotation of each point (``+7``, ``-3``, ``new``, or empty).
-    """
-
-    player_id: str
-    name: str | None
-    lists: tuple[dt.date, ...]
-    ratings: tuple[float | None, ...]
-    changes: tuple[float | None, ...]
-    labels: tuple[str, ...]
-
-
-def rating_history(out: str, player: str) -> History:
-    """The player's rating on each list an output folder produced, with the change of each period.
-
-    The first point is the list in force before the first period (``rating_before``); then one point
-    per period, on the list it feeds (games of October make the 1 November list).
-
-    Args:
-        out: An output folder (or object-store prefix) written by ``elo-batch run``.
-        player: The ``player_id``.
-
-    Returns:
-        The player's history, ordered by list date.
-
-    Raises:
-        InputMissingError: ``out`` holds no ``ratings`` partition.
-        UsageError: the player is in none of the periods.
-        InputDataError: a partition cannot be read.
-    """
-    frames = [
-        frame.select(
-            pl.col("player_id").cast(pl.String),
-            pl.lit(period).alias("__period"),
-            *[pl.col(name).cast(pl.Float64, strict=False) for name in ("rating", "rating_before", "change")],
-            pl.col("status").cast(pl.String),
-            (pl.col("name") if "name" in frame.columns else pl.lit(None)).cast(pl.String).alias("name"),
-        )
-        for period, frame in _partitions(out)
-    ]
-    ratings = pl.concat(frames)
-    mine = ratings.filter(pl.col("player_id") == player).sort("__period")
-    if mine.height == 0:
-        known = ratings["player_id"].unique().sort().to_list()
-        hint = closest_hint(player, known) or f"player ids there look like {', '.join(map(repr, known[:3]))}."
-        raise UsageError(
-            f"player {player!r} is in none of the {len(frames)} period(s) in {out}", column="--player", hint=hint
-        )
-    points: dict[dt.date, tuple[float | None, float | None, str]] = {}
-    for row in mine.iter_rows(named=True):
-        before = _first_day(row["__period"])
-        if before not in points:
-            points[before] = (row["rating_before"], None, "")
-        label = "new" if row["status"] == "new" else _signed(row["change"]) if row["rating"] is not None else ""
-        points[_first_day(next_period(row["__period"]))] = (row["rating"], row["change"], label)
-    dates = sorted(points)
-    names = mine["name"].drop_nulls()
-    return History(
-        player_id=player,
-        name=names[-1] if names.len() else None,
-        lists=tuple(dates),
-        ratings=tuple(points[d][0] for d in dates),
-        changes=tuple(points[d][1] for d in dates),
-        labels=tuple(points[d][2] for d in dates),
-    )
+__all__ = ["chart_command", "plot_history", "rating_history", "write_chart"]
 
 
 def plot_history(history: History) -> Any:
@@ -157,52 +76,27 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
     history = rating_history(out, player)
     figure = plot_history(history)
     try:
-        figure.savefig(objectstore.local_path(png), format="png")
+        figure.savefig(local_path(png), format="png")
     except OSError as exc:
         raise OutputError(f"cannot write the chart ({exc.strerror or exc})", path=png) from exc
     return history, figure
 
 
-def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:
-    """(period, table) of each ratings partition, by period."""
-    found: list[tuple[str, str, str, bytes | str]] = []
-    if objectstore.is_object_store(out):
-        for uri, data in objectstore.read_objects(out.rstrip("/") + "/ratings", (".parquet", ".csv")):
-            match = _PARTITION.search(uri)
-            if match:
-                found.append((match.group(1), match.group(2), uri, data))
-    elif is_table(Path(objectstore.local_path(out)) / "ratings"):  # run --table-format delta
-        return delta_periods(str(Path(objectstore.local_path(out)) / "ratings"))
-    else:
-        for path in sorted((Path(objectstore.local_path(out)) / "ratings").glob("period=*/part-0.*")):
-            match = _PARTITION.search(path.as_posix())
-            if match:
-                found.append((match.group(1), match.group(2), str(path), str(path)))
-    if not found:
-        raise InputMissingError(
-            "no ratings partitions found",
-            path=out,
-            hint="give the --out folder of `elo-batch run` (it holds ratings/period=YYYY-MM/part-0.parquet).",
-        )
-    return [(period, _read(data, suffix, where)) for period, suffix, where, data in sorted(found)]
+def chart_command(
+    out_dir: Annotated[str, typer.Argument(help="Output folder (or s3:// prefix) of `elo-batch run`.")],
+    player: Annotated[str, typer.Option(help="The player_id to draw.", show_default=False)],
+    output: Annotated[
+        str | None, typer.Option("-o", "--output", help="PNG to write (default: rating-PLAYER.png).")
+    ] = None,
+) -> None:
+    """A player's rating list by list, as a PNG, with each period's change annotated."""
 
+    def work() -> None:
+        png = output or f"rating-{re.sub(r'[^A-Za-z0-9_.-]+', '_', player)}.png"
+        history, _ = write_chart(out_dir, player, png)
+        shown = [f"{d:%Y-%m}: {r:g}" if r is not None else f"{d:%Y-%m}: unrated" for d, r in
+                 zip(history.lists, history.ratings, strict=True)]  # fmt: skip
+        print(f"{player}: " + ", ".join(shown), file=sys.stderr)
+        print(f"  written: {png}", file=sys.stderr)
 
-def _read(data: bytes | str, suffix: str, where: str) -> pl.DataFrame:
-    source = io.BytesIO(data) if isinstance(data, bytes) else data
-    try:
-        if suffix == "csv":
-            return pl.read_csv(source, infer_schema=False)
-        return pl.read_parquet(source)
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        raise InputDataError(f"cannot read this ratings partition ({exc})", path=where) from exc
-
-
-def _first_day(period: str) -> dt.date:
-    return dt.date(int(period[:4]), int(period[5:7]), 1)
-
-
-def _signed(change: float | None) -> str:
-    if change is None:
-        return ""
-    text = f"{change:+g}"
-    return "0" if change == 0 else text
+    guard(work)

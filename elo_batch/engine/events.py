@@ -32,9 +32,11 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import PeriodBy
+from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
 from elo_batch.inputs.eventcells import TYPES
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA
 from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA, GamesInput
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.events import CLOSING_DAYS
 
 #: How an event's period was decided (``events["__source"]``): by its games' dates (as without events),
@@ -110,7 +112,7 @@ def plan_events(table: pl.DataFrame | None, event_rows: pl.DataFrame | None, per
         event_rows: The attributes given on game rows (``GamesInput.event_rows``), or None.
         period_by: ``date`` or ``event`` (then a row's ``period`` is an attribute of its event).
     """
-    attributes, refused_rows, refused_events = _attributes(table, event_rows, period_by == "event")
+    attributes, refused_rows, refused_events = event_attributes(table, event_rows, period_by == "event")
     notes = []
     if period_by != "event" and table is not None and table[c.PERIOD].is_not_null().any():
         notes.append(
@@ -162,8 +164,8 @@ def reduce_events(
     by_event = plan.period_by == "event"
     matches = plan.matches
     match_rows = picked.filter(pl.col(c.EVENT_ID).is_in(matches.implode()))
-    refused_events = pl.concat([plan.refused_events, _crowded_matches(match_rows)])
-    refused = _refused(picked, plan.refused_rows, refused_events)
+    refused_events = pl.concat([plan.refused_events, crowded_matches(match_rows)])
+    refused = first_reasons(picked, plan.refused_rows, refused_events)
     refused_ids = refused_events[c.EVENT_ID].implode()
     kept = groups.filter(pl.col(c.EVENT_ID).is_not_null() & ~pl.col(c.EVENT_ID).is_in(refused_ids))
     events = _events(kept, plan.attributes, by_event)
@@ -185,7 +187,7 @@ def reduce_events(
     match_rows = placed(match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())))
     notes = (*plan.notes, *_unscheduled_matches(events, match_rows))
     facts = EventFacts(plan.period_by, events, final, _decided(match_rows, events), match_rows, notes, source)
-    return facts, _rejected_rows(refused)
+    return facts, rejected_rows(refused)
 
 
 def row_period(events: pl.DataFrame) -> pl.Expr:
@@ -248,98 +250,6 @@ def closing_period(end: pl.Expr) -> pl.Expr:
     ['2022-01', '2022-02', '2022-01', '2025-11']
     """
     return (end + pl.duration(days=CLOSING_DAYS - 1)).dt.strftime("%Y-%m")
-
-
-def _attributes(
-    table: pl.DataFrame | None, event_rows: pl.DataFrame | None, by_event: bool
-) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """Each event's attributes (the events file's, else its rows' one value), the rows refused one by one
-    (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...)."""
-    names = [*TYPES, *([c.PERIOD] if by_event else [])]
-    schema = {c.EVENT_ID: pl.String(), **{**TYPES, c.PERIOD: pl.String()}}
-    given = table if table is not None else pl.DataFrame(schema=schema)
-    on_rows = event_rows if event_rows is not None else pl.DataFrame(schema=EVENT_ROWS_SCHEMA)
-    ids = pl.concat([given[c.EVENT_ID], on_rows[c.EVENT_ID]]).unique(maintain_order=True)
-    merged = pl.DataFrame({c.EVENT_ID: ids})
-    rows_refused, events_refused = [], []
-    for name in names:
-        file_value = given.select(c.EVENT_ID, pl.col(name).alias("__file")).filter(pl.col("__file").is_not_null())
-        row_value = on_rows.select("row_key", c.EVENT_ID, name).filter(pl.col(name).is_not_null())
-        against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col("__file"))
-        rows_refused.append(
-            against.select(
-                "row_key",
-                pl.lit(name).alias(c.COLUMN),
-                pl.col(name).cast(pl.String).alias(c.VALUE),
-                pl.format(
-                    "event '{}' has {} '{}' in the events file, this row gives '{}'. Hint: give the event's "
-                    "attributes once, in the events file, or the same on each of its rows.",
-                    c.EVENT_ID,
-                    pl.lit(name),
-                    pl.col("__file").cast(pl.String),
-                    pl.col(name).cast(pl.String),
-                ).alias(c.REASON),
-            )
-        )
-        by_rows = (
-            row_value.join(file_value, on=c.EVENT_ID, how="anti")
-            .group_by(c.EVENT_ID)
-            .agg(pl.col(name).unique().sort().alias("__values"))
-        )
-        clash = by_rows.filter(pl.col("__values").list.len() > 1)
-        events_refused.append(
-            clash.select(
-                c.EVENT_ID,
-                pl.lit(name).alias(c.COLUMN),
-                pl.lit(None, pl.String).alias(c.VALUE),
-                pl.format(
-                    "event '{}': its rows give different values of {} ({}); an event has one. Hint: give it "
-                    "once, in the events file, or the same on each of the event's rows.",
-                    c.EVENT_ID,
-                    pl.lit(name),
-                    pl.col("__values").cast(pl.List(pl.String)).list.join(", "),
-                ).alias(c.REASON),
-            )
-        )
-        one = by_rows.filter(pl.col("__values").list.len() == 1).select(
-            c.EVENT_ID, pl.col("__values").list.first().alias("__rows")
-        )
-        merged = (
-            merged.join(file_value, on=c.EVENT_ID, how="left", maintain_order="left")
-            .join(one, on=c.EVENT_ID, how="left", maintain_order="left")
-            .with_columns(pl.coalesce("__file", "__rows").cast(schema[name]).alias(name))
-            .drop("__file", "__rows")
-        )
-    refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
-    return merged, pl.concat(rows_refused), refused_events
-
-
-def _crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
-    """Matches whose games have more than two players, refused whole."""
-    players = pl.concat(
-        [
-            match_rows.select(c.EVENT_ID, pl.col(c.WHITE_ID).cast(pl.String).alias("__player")),
-            match_rows.select(c.EVENT_ID, pl.col(c.BLACK_ID).cast(pl.String).alias("__player")),
-        ]
-    ).drop_nulls()
-    crowded = players.group_by(c.EVENT_ID, maintain_order=True).agg(pl.col("__player").unique().sort())
-    return crowded.filter(pl.col("__player").list.len() > 2).select(
-        c.EVENT_ID,
-        pl.lit(c.EVENT_TYPE).alias(c.COLUMN),
-        pl.lit(c.MATCH).alias(c.VALUE),
-        pl.format(
-            "event '{}' is a match, but its games have {} players ({}). Hint: a match is played by two "
-            "players; give other events event_type tournament.",
-            c.EVENT_ID, pl.col("__player").list.len(), pl.col("__player").list.join(", "),
-        ).alias(c.REASON),
-    )  # fmt: skip
-
-
-def _refused(picked: pl.DataFrame, rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
-    """The refused rows (canonical columns, ``column``, ``value``, ``reason``): each row's first reason."""
-    one_by_one = picked.join(rows, on="row_key", how="inner")
-    whole = picked.join(events, on=c.EVENT_ID, how="inner")
-    return pl.concat([whole, one_by_one]).unique("row_key", keep="first").sort("row_key")
 
 
 def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> pl.DataFrame:
@@ -406,20 +316,3 @@ def _unscheduled_matches(events: pl.DataFrame, match_rows: pl.DataFrame) -> list
         "fixed-length match was decided are not rated) is not applied to them. Hint: give the games "
         "scheduled in each match (match_games)."
     ]
-
-
-def _rejected_rows(refused: pl.DataFrame) -> pl.DataFrame:
-    content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
-    return refused.select(
-        "row_key",
-        c.PERIOD,
-        c.SOURCE_FILE,
-        c.SOURCE_ROW,
-        c.COLUMN,
-        c.VALUE,
-        c.REASON,
-        pl.struct(content)
-        .struct.with_fields(*(pl.field(name).cast(pl.String) for name in (c.WHITE_ID, c.BLACK_ID, c.GAME_ID)))
-        .struct.json_encode()
-        .alias(c.RAW),
-    ).cast({"row_key": pl.Int64(), **REJECTED_SCHEMA})  # type: ignore[arg-type, dict-item]

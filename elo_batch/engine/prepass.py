@@ -99,9 +99,9 @@ def prepare(
         The period's list, player index and table (with the event columns).
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
-    listed, warnings = _period_list(rating_list, rows, add_players_from_games)
+    listed, warnings = period_list(rating_list, rows, add_players_from_games)
     in_memory = isinstance(games.rows, pl.DataFrame)
-    table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
+    table, ids = period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
     events = None
@@ -116,7 +116,7 @@ def prepare(
     return Prepared(listed, ids, table, list_rating, tuple(warnings), events)
 
 
-def _period_list(
+def period_list(
     rating_list: pl.DataFrame | None, rows: pl.LazyFrame, add_players_from_games: bool
 ) -> tuple[pl.DataFrame, list[str]]:
     """The list in force; without one, every player met in the games with their first game's rating."""
@@ -160,7 +160,7 @@ def _period_list(
     return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
-def _period_table(
+def period_table(
     rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).

@@ -11,8 +11,8 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
+from elo_batch.inputs.gamerules import WHOLE_NUMBER
 from elo_batch.inputs.readers import read_table
-from elo_batch.inputs.validate import WHOLE_NUMBER
 from elo_batch.rules.bands import MIN_RATING, Bands, default_bands
 from elo_batch.rules.bounds import MAX_RATING
 

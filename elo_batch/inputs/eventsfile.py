@@ -14,9 +14,10 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
+from elo_batch.inputs.checkfile import check_types
 from elo_batch.inputs.eventcells import TYPES, attribute, ends_before_start
+from elo_batch.inputs.gamerules import PERIOD_PATTERN
 from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, read_frame, read_table
-from elo_batch.inputs.validate import PERIOD_PATTERN, check_types
 
 #: An event as the run holds it: the attributes (null where not given) and the event's own period.
 EVENTS_SCHEMA: Final[dict[str, pl.DataType]] = {c.EVENT_ID: pl.String(), **TYPES, c.PERIOD: pl.String()}

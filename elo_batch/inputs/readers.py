@@ -12,305 +12,34 @@ keep their types (text trimmed, unless the caller asks for it as written). A fra
 
 from __future__ import annotations
 
-import codecs
-import concurrent.futures
-import contextlib
-import glob
-import hashlib
-import io
-import os
 import re
-from collections.abc import Collection, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection
 
 import polars as pl
-import polars.selectors as cs
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
-from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
-from elo_batch.inputs.names import escape, unescape
+from elo_batch.errors import InputDataError
+from elo_batch.inputs.encoding import check_encoding as check_encoding
+from elo_batch.inputs.encoding import decode_text as decode_text
+from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan
+from elo_batch.inputs.frames import frame_rows as frame_rows
+from elo_batch.inputs.frames import read_frame as read_frame
+from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
+from elo_batch.inputs.inputfile import RAGGED as RAGGED
+from elo_batch.inputs.parquetfile import PARQUET_ERRORS, file_digest, not_parquet, parquet_whole_rows, read_parquet_file
+from elo_batch.inputs.parquetfile import reading as reading
+from elo_batch.inputs.paths import CSV_SUFFIXES as CSV_SUFFIXES
+from elo_batch.inputs.paths import PARQUET_SUFFIXES, unreadable
+from elo_batch.inputs.paths import expand_paths as expand_paths
 
-if TYPE_CHECKING:
-    from elo_batch.inputs import textfile
+#: The names above that live in the modules the readers are made of, kept importable from here.
+__all__ = [
+    "CSV_SUFFIXES", "EMPTY", "GZIP_FLOOR", "GZIP_MAGIC", "GZIP_RATIO", "PARQUET_ERRORS", "PARQUET_SUFFIXES",
+    "RAGGED", "SEPARATORS", "FrameInput", "InputFile", "check_encoding", "decode_text", "expand_paths", "frame_rows",
+    "held_names", "read_frame", "read_rows", "read_table", "reading", "scan_table", "unreadable",
+]  # fmt: skip
 
-CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".txt.gz")
-PARQUET_SUFFIXES = (".parquet", ".pq")
 SEPARATORS = (",", ";", "\t", "|")
-
-
-@dataclass(frozen=True)
-class InputFile:
-    """One input file as read: what the manifest records about it.
-
-    Attributes:
-        path: The path as given (or as found in a folder or glob); for a frame, the name messages give
-            it (see :class:`FrameInput`).
-        size: Bytes (0 for a frame: nothing was read from a file).
-        sha256: Hex digest of the file's bytes (empty for a frame).
-        rows: Data rows read (header not counted).
-        encoding: Text encoding used (CSV), ``parquet``, or ``frame``.
-        separator: Field separator (CSV), or None.
-        blank_rows: Blank CSV lines skipped (not counted in ``rows``).
-        notes: What the user should know about how the file was read (shown as warnings).
-        unnamed: A frame given without a name: its rows' ``source_file`` is null (see :attr:`source_file`).
-        header: The column names as the file spells them (for messages).
-    """
-
-    path: str
-    size: int
-    sha256: str
-    rows: int
-    encoding: str
-    separator: str | None
-    blank_rows: int = 0
-    notes: tuple[str, ...] = ()
-    unnamed: bool = False
-    header: tuple[str, ...] = ()
-
-    @property
-    def source_file(self) -> str | None:
-        """What the rows read have in ``source_file``: ``path``, or null for a frame without a name."""
-        return None if self.unnamed else self.path
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        """Every column of the file as the tables hold it (normalised and escaped, see
-        :func:`held_names`), read or not (see ``columns`` of :func:`read_table`)."""
-        return tuple(escape(_normalise(name)) for name in self.header)
-
-
-@dataclass(frozen=True)
-class FrameInput:
-    """A table given in memory instead of a file (the Python API): read as a Parquet file of its
-    columns would be.
-
-    Attributes:
-        data: A polars DataFrame or LazyFrame, or a pyarrow Table (or RecordBatch).
-        name: What its rows get in ``source_file`` (and messages call it), or None: null.
-        label: How messages name it when it has no name (the parameter it was given as: ``games``).
-    """
-
-    data: Any
-    name: str | None = None
-    label: str = "frame"
-
-    @property
-    def where(self) -> str:
-        """How messages name the frame: its name, else ``label``."""
-        return self.name if self.name is not None else self.label
-
-
-def frame_rows(source: FrameInput) -> int:
-    """Rows of a frame (a LazyFrame's plan is run to count them).
-
-    Raises:
-        InputDataError: as :func:`read_frame`.
-    """
-    frame = _as_polars(source)
-    if isinstance(frame, pl.DataFrame):
-        return frame.height
-    try:
-        return int(frame.select(pl.len()).collect().item())
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
-
-
-def read_frame(
-    source: FrameInput, *, trim: bool = True, lazy: bool = False, columns: Collection[str] | None = None
-) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
-    """A frame as the table :func:`read_table` gives for a file: names normalised, dictionary-encoded
-    text as text, text trimmed with ``trim``, ``source_row`` its 1-based row, ``source_file`` its name
-    (or null). The caller's frame is not changed.
-
-    Args:
-        source: The frame and its name.
-        trim: As for :func:`read_table`.
-        lazy: Give a LazyFrame (a LazyFrame's plan then runs whenever the table is read, as a scanned
-            Parquet file is read again); else a DataFrame (a LazyFrame is collected once, here).
-        columns: As for :func:`read_table`: the held names of the columns to take; the others are
-            left out before anything is read or converted (:func:`read_rows` gives whole rows).
-
-    Raises:
-        InputDataError: not a polars or pyarrow table, its plan fails, or two columns have the same
-            normalised name.
-    """
-    frame, header = _frame_columns(source, columns)
-    plan = _frame_plan(frame, source, trim)
-    table: pl.DataFrame | pl.LazyFrame = plan
-    if lazy:
-        rows = frame_rows(source)
-    else:
-        try:
-            table = plan.collect()
-        except pl.exceptions.PolarsError as exc:
-            raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
-        rows = table.height
-    info = InputFile(source.where, 0, "", rows, "frame", None, unnamed=source.name is None, header=header)
-    return table, info
-
-
-def _frame_columns(
-    source: FrameInput, columns: Collection[str] | None
-) -> tuple[pl.DataFrame | pl.LazyFrame, tuple[str, ...]]:
-    """(the frame as polars, only the ``columns`` asked for (held names; at least one, for the number of
-    rows), every column's name as the frame spells it)."""
-    data = source.data
-    try:
-        header = tuple(_arrow_names(data) or _as_polars(source).collect_schema().names())
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
-    names = held_names(header, source.where)
-    wanted = None if columns is None else [o for o, n in zip(header, names, strict=True) if n in columns] or header[:1]
-    if wanted is not None and list(wanted) != list(header):
-        if _arrow_names(data):  # chosen before polars converts (and may copy) the arrow columns
-            return _as_polars(FrameInput(data.select(list(wanted)), source.name, source.label)), header
-        return _as_polars(source).select(wanted), header
-    return _as_polars(source), header
-
-
-def _arrow_names(data: Any) -> list[str] | None:
-    """The column names of a pyarrow Table or RecordBatch, else None (pyarrow is never imported here:
-    a caller that gives one imported it)."""
-    arrow = type(data).__module__.startswith("pyarrow")
-    return list(data.schema.names) if arrow and hasattr(data, "select") and hasattr(data, "schema") else None
-
-
-def _frame_plan(
-    frame: pl.DataFrame | pl.LazyFrame, source: FrameInput, trim: bool, rows: pl.Series | None = None
-) -> pl.LazyFrame:
-    """The plan that makes a frame's table: names held, text as :func:`read_frame` says, ``source_row``
-    and ``source_file``; only the rows numbered ``rows`` (``source_row``) when given."""
-    columns = frame.collect_schema().names()
-    names = held_names(columns, source.where)
-    plan = (
-        frame.lazy()
-        .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
-        .with_row_index("__source_row", offset=1)
-    )
-    if rows is not None:  # before any cell is converted: only these rows are
-        plan = plan.filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
-    return (
-        plan.with_columns(_DICTIONARY_AS_TEXT)
-        .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
-        .with_columns(
-            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
-        )
-        .drop("__source_row")
-    )
-
-
-def _as_polars(source: FrameInput) -> pl.DataFrame | pl.LazyFrame:
-    data = source.data
-    if isinstance(data, pl.DataFrame | pl.LazyFrame):
-        return data
-    try:
-        import pyarrow as pa
-    except ImportError:  # pragma: no cover - pyarrow is a dependency
-        pa = None
-    if pa is not None and isinstance(data, pa.Table | pa.RecordBatch):
-        frame = pl.from_arrow(data)
-        assert isinstance(frame, pl.DataFrame)
-        return frame
-    raise InputDataError(
-        f"a {type(data).__module__}.{type(data).__qualname__} is not a table elo-batch reads",
-        path=source.where,
-        hint="give a polars DataFrame or LazyFrame, a pyarrow Table, or file paths.",
-    )
-
-
-def unreadable(exc: OSError, path: str) -> InputMissingError:
-    """The error (exit 66) for an input file that exists in the listing but cannot be read."""
-    return InputMissingError(
-        f"cannot read the file ({exc.strerror or exc})",
-        path=path,
-        hint="check that the file exists and that this user may read it.",
-    )
-
-
-def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...] = ()) -> list[str]:
-    """Files named by paths, globs or folders, in a stable order.
-
-    Args:
-        paths: Files, glob patterns (``games/*.csv``) or folders (all CSV and Parquet files inside,
-            recursively, sorted by path; hidden files and folders, whose names start with ``.``, are
-            skipped, like a warehouse does).
-        exclude: Files or folders that a folder or a glob must not pick up (the run's own rating list
-            and output folder when they sit inside the games folder). Files named one by one are kept.
-
-    Returns:
-        File paths, folders and globs expanded in sorted order; a file named more than once (by
-        another spelling, a link, or a glob) is kept once, in its first place.
-
-    Raises:
-        InputMissingError: a path does not exist, a folder cannot be listed, or a glob or folder holds
-            no CSV or Parquet file.
-    """
-    found: list[str] = []
-    skip = [os.path.abspath(path) for path in exclude]
-
-    def wanted(path: str) -> bool:
-        full = os.path.abspath(path)
-        return not any(full == other or full.startswith(other + os.sep) for other in skip)
-
-    for given in paths:
-        if os.path.isdir(given):
-            inside = [path for path in _data_files(given) if wanted(path)]
-            if not inside:
-                raise InputMissingError(
-                    "folder holds no .csv or .parquet file",
-                    path=given,
-                    hint="name the files, or point at the folder that holds them.",
-                )
-            found.extend(inside)
-        elif os.path.exists(given):
-            found.append(given)
-        elif glob.has_magic(given):
-            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p) and wanted(p))
-            if not matched:
-                raise InputMissingError("no file matches this pattern", path=given)
-            found.extend(matched)
-        else:
-            raise InputMissingError("no such file", path=given, hint="check the path; globs must be quoted.")
-    unique: dict[str, str] = {}
-    for path in found:  # one file named twice (./g.csv and g.csv, a path and a glob) is read once
-        unique.setdefault(os.path.realpath(path), path)
-    return list(unique.values())
-
-
-def _data_files(folder: str) -> list[str]:
-    def refuse(exc: OSError) -> None:
-        raise InputMissingError(f"cannot list the folder ({exc.strerror or exc})", path=exc.filename or folder)
-
-    files: list[str] = []
-    for top, dirs, names in os.walk(folder, onerror=refuse):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        files.extend(
-            os.path.join(top, name)
-            for name in names
-            if not name.startswith(".") and name.lower().endswith(CSV_SUFFIXES + PARQUET_SUFFIXES)
-        )
-    return sorted(files)
-
-
-def check_encoding(name: str | None) -> None:
-    """Refuse an ``--encoding`` that Python does not know, before anything is read.
-
-    Raises:
-        UsageError: ``name`` is not a text encoding.
-
-    >>> check_encoding("latin-1")
-    """
-    if name is None:
-        return
-    try:
-        codecs.lookup(name)
-    except LookupError:
-        raise UsageError(
-            f"{name!r} is not a text encoding",
-            option="encoding",
-            hint="use a Python codec name such as utf-8, cp1252, latin-1 or utf-16.",
-        ) from None
 
 
 def read_table(
@@ -366,12 +95,12 @@ def read_table(
         with open(path, "rb") as handle:
             head = handle.read(4)
         if head == b"PAR1":  # read by polars from the file, hashed meanwhile
-            return _read_parquet_file(path, trim, columns)
+            return read_parquet_file(path, trim, columns)
         with textfile.stored(path) as stored:  # a gzip file: what it holds, in a temporary file
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
                 if not stored.nonblank:
                     raise _no_header(path, "the file holds only blank lines" if stored.content_size else EMPTY)
-                return _read_parquet_file(path, trim, columns, stored)
+                return read_parquet_file(path, trim, columns, stored)
             table = csvfile.read_csv_file(stored, encoding, columns)  # never whole in memory as bytes or text
     except OSError as exc:
         raise unreadable(exc, path) from exc
@@ -407,26 +136,6 @@ def _check_header_line(text: str, path: str, *, line: int) -> None:
         )
 
 
-def _read_parquet_file(
-    path: str, trim: bool, columns: Collection[str] | None, stored: textfile.Stored | None = None
-) -> tuple[pl.DataFrame, InputFile]:
-    """A Parquet file: read by polars from the file (no copy of its bytes; only the ``columns`` asked
-    for) while another thread hashes it; with ``stored``, from its content (what a gzip file holds),
-    already hashed."""
-    source = path if stored is None else stored.source
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        digest = pool.submit(_digest, path) if stored is None else None
-        originals = _parquet_names(source, path)
-        names = held_names(originals, path)
-        wanted = None
-        if columns is not None:  # at least one column, for the number of rows
-            wanted = [o for o, n in zip(originals, names, strict=True) if n in columns] or originals[:1]
-        frame = _parquet_rows(_normalise_names(_read_parquet(source, path, wanted), path), trim)
-        size, sha256 = digest.result() if digest is not None else (stored.size, stored.sha256)  # type: ignore[union-attr]
-    frame = frame.with_columns(pl.lit(path, pl.String).alias(SOURCE_FILE))
-    return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(originals))
-
-
 def read_rows(
     source: str | FrameInput, rows: pl.Series, *, trim: bool = True, encoding: str | None = None
 ) -> pl.DataFrame:
@@ -450,9 +159,9 @@ def read_rows(
     from elo_batch.inputs import csvfile, textfile
 
     if isinstance(source, FrameInput):
-        frame, _ = _frame_columns(source, None)
+        frame, _ = frame_columns(source, None)
         try:
-            return _frame_plan(frame, source, trim, rows).drop(SOURCE_FILE).collect()
+            return frame_plan(frame, source, trim, rows).drop(SOURCE_FILE).collect()
         except pl.exceptions.PolarsError as exc:
             raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
     path = source
@@ -460,69 +169,11 @@ def read_rows(
         with open(path, "rb") as handle:
             head = handle.read(4)
         if head == b"PAR1":
-            return _parquet_whole_rows(path, path, rows, trim)
+            return parquet_whole_rows(path, path, rows, trim)
         with textfile.stored(path) as stored:
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
-                return _parquet_whole_rows(stored.source, path, rows, trim)
+                return parquet_whole_rows(stored.source, path, rows, trim)
             return csvfile.read_csv_rows(stored, encoding, rows)
-    except OSError as exc:
-        raise unreadable(exc, path) from exc
-
-
-def _parquet_whole_rows(source: str, path: str, rows: pl.Series, trim: bool) -> pl.DataFrame:
-    """Rows ``rows`` of a Parquet file, every column (held names), streamed; then ``source_row``."""
-    originals = _parquet_names(source, path)
-    names = held_names(originals, path)
-    try:
-        frame = (
-            pl.scan_parquet(source)
-            .rename(dict(zip(originals, names, strict=True)))  # first: no user column is named like ours then
-            .with_row_index("__source_row", offset=1)
-            .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
-            .collect(engine="streaming")
-        )
-    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
-        raise _not_parquet(exc, path) from exc
-    return _parquet_rows(frame.drop("__source_row"), trim).with_columns(
-        frame["__source_row"].cast(pl.Int64).alias(SOURCE_ROW)
-    )
-
-
-def _parquet_names(source: str, path: str) -> list[str]:
-    """A Parquet file's column names, from its footer.
-
-    Raises:
-        InputDataError: the footer cannot be read (it names ``path``).
-    """
-    try:
-        return list(pl.read_parquet_schema(source))
-    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
-        raise _not_parquet(exc, path) from exc
-
-
-def _parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:
-    """Rows read from Parquet, with their ``source_row``; dictionary-encoded text (Categorical, Enum)
-    as plain text; text trimmed with ``trim``."""
-    return frame.with_columns(_DICTIONARY_AS_TEXT).with_columns(
-        *([pl.col(pl.String).str.strip_chars()] if trim else []),
-        pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW),
-    )
-
-
-#: Categorical and Enum columns (text a writer dictionary-encoded) read as the text they hold, so that
-#: they are checked, trimmed and compared as every other text is.
-_DICTIONARY_AS_TEXT = (cs.categorical() | cs.enum()).cast(pl.String)
-
-
-def _digest(path: str) -> tuple[int, str]:
-    """(bytes, SHA-256 hex digest) of a file, read a block at a time.
-
-    Raises:
-        InputMissingError: the file cannot be read.
-    """
-    try:
-        with open(path, "rb") as handle:
-            return os.fstat(handle.fileno()).st_size, hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         raise unreadable(exc, path) from exc
 
@@ -536,7 +187,7 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         As :func:`read_table`; a Parquet file whose footer cannot be read is refused here, damage
         further in is found when the rows are read.
     """
-    size, digest = _digest(path)
+    size, digest = file_digest(path)
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
@@ -550,10 +201,10 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         columns = scan.collect_schema().names()
         rows = scan.select(pl.len()).collect().item()
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
-        raise _not_parquet(exc, path) from exc
+        raise not_parquet(exc, path) from exc
     names = held_names(columns, path)
     frame = (
-        scan.with_columns(_DICTIONARY_AS_TEXT)
+        scan.with_columns(DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
         .with_row_index("__source_row", offset=1)
@@ -572,175 +223,3 @@ def _no_header(path: str, what: str) -> InputDataError:
         hint="a CSV file needs at least its header line (a month with no games, or a list with no players, "
         "is the header alone); was the export interrupted?",
     )
-
-
-#: What polars raises on a damaged Parquet file: an error of several kinds, or a Rust panic (a
-#: ``BaseException``, not an ``Exception``).
-PARQUET_ERRORS = (Exception, pl.exceptions.PanicException)
-#: Polars errors that come from decoding a file's bytes (damage), not from a plan.
-_DECODING = re.compile(r"parquet|out.of.spec|ARROW:schema|thrift|zstd|snappy|lz4|gzip|decompress", re.IGNORECASE)
-
-
-def _read_parquet(source: str | io.BytesIO, path: str, columns: list[str] | None = None) -> pl.DataFrame:
-    try:
-        return pl.read_parquet(source, columns=columns)
-    except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
-        raise _not_parquet(exc, path) from exc
-
-
-def _not_parquet(exc: BaseException, path: str) -> InputDataError:
-    return InputDataError(
-        f"not a readable Parquet file ({_first_line(exc)})",
-        path=path,
-        hint="the file may be truncated or damaged (an interrupted copy?); write it again.",
-    )
-
-
-def _first_line(exc: BaseException) -> str:
-    """The first line of an error's text; of a panic inside a polars worker, the worker's own message
-    (``JoinError::Panic(Id(9), "index out of bounds...", ...)`` gives ``index out of bounds...``)."""
-    text = str(exc).strip()
-    inner = re.search(r'Panic\(Id\(\d+\), \\*"((?:(?!Panic\(Id).)*?)\\*", \.\.\.\)', text)
-    if inner:
-        return inner.group(1)
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-@contextlib.contextmanager
-def reading(path: str) -> Iterator[None]:
-    """Where a file's rows are read and checked (a scanned Parquet file is decoded only then): a panic
-    of polars, or an error decoding the file's bytes, becomes an :class:`InputDataError` naming it.
-
-    Raises:
-        InputDataError: polars panicked on the file's values, or could not decode them.
-    """
-    try:
-        yield
-    except pl.exceptions.PanicException as exc:
-        raise InputDataError(
-            f"cannot read the values of this file (polars stopped: {_first_line(exc)})",
-            path=path,
-            hint="the file may be damaged, or hold values outside any usable range; write it again.",
-        ) from exc
-    except pl.exceptions.PolarsError as exc:
-        if not _DECODING.search(str(exc)):
-            raise
-        raise _not_parquet(exc, path) from exc
-
-
-#: Two or more bytes that form a UTF-8 character: their presence means the file is (partly) UTF-8.
-_UTF8_SEQUENCE = re.compile(rb"[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf]{2}|[\xf0-\xf4][\x80-\xbf]{3}")
-#: First bytes of files that are not text at all.
-_BINARY = {b"PK\x03\x04": "a zip archive or an Excel workbook", b"\x1f\x8b": "gzip-compressed"}
-
-
-def decode_text(data: bytes, path: str, encoding: str | None = None) -> tuple[str, str]:
-    """Bytes of a text input file as text, as every reader of elo-batch decodes them.
-
-    UTF-8 (with or without BOM) or UTF-16 with a BOM; else Windows-1252 when every byte is defined
-    there and nothing in the file is UTF-8; ``encoding`` forces one.
-
-    Returns:
-        The text and the encoding used.
-
-    Raises:
-        UsageError: ``encoding`` is not a known encoding.
-        InputDataError: the bytes are binary (zip, Excel, gzip, NUL characters), mix encodings, or are
-            not text in any of these encodings; the message names the line of the first bad byte.
-    """
-    return _decode(data, path, encoding)
-
-
-def _decode(data: bytes, path: str, encoding: str | None) -> tuple[str, str]:
-    if encoding:
-        try:
-            return data.decode(encoding), encoding
-        except LookupError as exc:
-            raise UsageError(f"{encoding!r} is not a text encoding", option="encoding") from exc
-        except UnicodeDecodeError as exc:
-            raise InputDataError(
-                f"byte 0x{data[exc.start]:02X} on line {_line_of(data, exc.start)} is not {encoding}",
-                path=path,
-                hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
-            ) from exc
-    for magic, kind in _BINARY.items():
-        if data.startswith(magic):
-            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export it as CSV text.")
-    if data.startswith(codecs.BOM_UTF8):
-        name = "utf-8-sig"
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        name = "utf-16"
-    else:
-        name = "utf-8"
-    try:
-        text = data.decode(name)
-    except UnicodeDecodeError as exc:
-        text, name = _decode_legacy(data, path, exc, name)
-    if "\x00" in text:
-        raise InputDataError(
-            f"the file holds NUL characters (line {text.count(chr(10), 0, text.index(chr(0))) + 1}): "
-            "it is binary, or UTF-16 text without a byte-order mark",
-            path=path,
-            hint=f"save it as UTF-8 CSV, or name its encoding with {option('encoding')} (for example utf-16-le).",
-        )
-    return text, name
-
-
-def _decode_legacy(data: bytes, path: str, exc: UnicodeDecodeError, tried: str) -> tuple[str, str]:
-    """A file that is not UTF-8: Windows-1252 when that reads every byte and nothing in it is UTF-8."""
-    where = f"byte 0x{data[exc.start]:02X} on line {_line_of(data, exc.start)}"
-    if tried == "utf-8" and _UTF8_SEQUENCE.search(data):
-        raise InputDataError(
-            f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
-            path=path,
-            hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-            f"{option('encoding')} (for example cp1252).",
-        ) from exc
-    try:
-        return data.decode("cp1252"), "cp1252"
-    except UnicodeDecodeError:
-        raise InputDataError(
-            f"the file is not UTF-8 or Windows-1252 text ({where})",
-            path=path,
-            hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
-        ) from exc
-
-
-def _line_of(data: bytes, offset: int) -> int:
-    return data.count(b"\n", 0, offset) + 1
-
-
-#: Column set by the CSV reader on rows whose field count differs from the header's: the reason.
-RAGGED = "__ragged__"
-
-
-def _normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
-    return frame.rename(dict(zip(frame.columns, held_names(frame.columns, path), strict=True)))
-
-
-def held_names(written: list[str] | tuple[str, ...], path: str) -> list[str]:
-    """The names a file's columns are held under: normalised (trimmed, lower case, spaces and dashes as
-    underscores), then escaped out of elo-batch's reserved names (:mod:`elo_batch.inputs.names`).
-
-    Raises:
-        InputDataError: two columns have the same normalised name.
-    """
-    names = [escape(_normalise(name)) for name in written]
-    _check_unique(list(written), names, path)
-    return names
-
-
-def _check_unique(originals: list[str], names: list[str], path: str) -> None:
-    seen: dict[str, str] = {}
-    for original, name in zip(originals, names, strict=True):
-        if name in seen:
-            raise InputDataError(
-                f"columns {seen[name]!r} and {original!r} both mean {unescape(name)!r}",
-                path=path,
-                hint="remove or rename one of them.",
-            )
-        seen[name] = original
-
-
-def _normalise(name: str) -> str:
-    return re.sub(r"[\s\-]+", "_", name.strip().lstrip("\ufeff").strip().lower())

@@ -4,7 +4,8 @@ copy; nothing held whole.
 Each pass reads the file a block at a time (:data:`BLOCK`). A gzip-compressed file is inflated once, in
 a stream, into a temporary file (up to the limits of :mod:`elo_batch.inputs.readers`: ``GZIP_RATIO`` times its
 size, at least ``GZIP_FLOOR``), which the other passes read. The encoding rules, and their messages,
-are those of :func:`elo_batch.inputs.readers.decode_text`, which decodes bytes already in memory.
+are those of :func:`elo_batch.inputs.encoding.detect`, which :func:`~elo_batch.inputs.encoding.decode_text`
+uses for bytes already in memory.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from elo_batch.errors import InputDataError, UsageError, option
+from elo_batch.errors import InputDataError
 from elo_batch.inputs import readers
-from elo_batch.inputs.readers import _BINARY, _UTF8_SEQUENCE, EMPTY, GZIP_MAGIC, _no_header
+from elo_batch.inputs.encoding import UTF8_SEQUENCE, BadByte, detect
+from elo_batch.inputs.readers import EMPTY, GZIP_MAGIC, _no_header
 
 #: Bytes read at a time.
 BLOCK = 1 << 22
@@ -159,11 +161,6 @@ class Found:
         return self.carriage_return and not self.line_feed
 
 
-class _BadByte(Exception):
-    def __init__(self, byte: int, line: int) -> None:
-        self.byte, self.line = byte, line
-
-
 def check(file: Stored, forced: str | None) -> TextFile:
     """Check that a file's content (see :func:`stored`) is text, as :func:`elo_batch.inputs.readers.decode_text`
     does.
@@ -200,61 +197,15 @@ def _hash(path: str) -> tuple[int, str, bytes, bool]:
 
 def _encoding(source: str, path: str, head: bytes, forced: str | None) -> tuple[str, int, Found]:
     """(codec, BOM bytes to skip, what the text holds) of the bytes in ``source`` (messages name
-    ``path``): the forced encoding, else UTF-8 (BOM or not) or UTF-16 with a BOM, else Windows-1252 when
-    it reads every byte and nothing in the file is UTF-8."""
-    if forced:
-        try:
-            return forced, 0, _decode_pass(source, forced, 0)
-        except LookupError as exc:
-            raise UsageError(f"{forced!r} is not a text encoding", option="encoding") from exc
-        except _BadByte as bad:
-            raise InputDataError(
-                f"byte 0x{bad.byte:02X} on line {bad.line} is not {forced}",
-                path=path,
-                hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
-            ) from None
-    for magic, kind in _BINARY.items():
-        if head.startswith(magic):
-            raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export it as CSV text.")
-    name, skip = "utf-8", 0
-    if head.startswith(codecs.BOM_UTF8):
-        skip = len(codecs.BOM_UTF8)
-    elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        name = "utf-16"
-    try:
-        found = _decode_pass(source, name, skip)
-    except _BadByte as bad:
-        where = f"byte 0x{bad.byte:02X} on line {bad.line}"
-        if name == "utf-8" and not skip and _any_utf8(source):
-            raise InputDataError(
-                f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
-                path=path,
-                hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-                f"{option('encoding')} (for example cp1252).",
-            ) from None
-        try:
-            name, skip, found = "cp1252", 0, _decode_pass(source, "cp1252", 0)
-        except _BadByte:
-            raise InputDataError(
-                f"the file is not UTF-8 or Windows-1252 text ({where})",
-                path=path,
-                hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
-            ) from None
-    if found.nul_line is not None:
-        raise InputDataError(
-            f"the file holds NUL characters (line {found.nul_line}): it is binary, or UTF-16 text without a "
-            "byte-order mark",
-            path=path,
-            hint=f"save it as UTF-8 CSV, or name its encoding with {option('encoding')} (for example utf-16-le).",
-        )
-    return name, skip, found
+    ``path``), as :func:`elo_batch.inputs.encoding.detect` decides, a pass over the file per codec tried."""
+    return detect(head, path, forced, lambda name, skip: _decode_pass(source, name, skip), lambda: _any_utf8(source))
 
 
 def decoded(path: str, name: str, skip: int) -> Iterator[str]:
     """The text of the file's bytes after ``skip``, a block at a time.
 
     Raises:
-        _BadByte: a byte is not ``name`` (its value and line).
+        BadByte: a byte is not ``name`` (its value and line).
         LookupError: ``name`` is not a codec.
     """
     decoder = codecs.getincrementaldecoder(name)()
@@ -268,7 +219,7 @@ def decoded(path: str, name: str, skip: int) -> Iterator[str]:
                 yield decoder.decode(block, final=not block)
             except UnicodeDecodeError as exc:
                 before = line_feeds - pending.count(b"\n") + exc.object.count(b"\n", 0, exc.start)
-                raise _BadByte(exc.object[exc.start], before + 1) from None
+                raise BadByte(exc.object[exc.start], before + 1) from None
             if not block:
                 return
             line_feeds += block.count(b"\n")
@@ -293,7 +244,7 @@ def _any_utf8(path: str) -> bool:
     tail = b""
     with open(path, "rb") as handle:
         while block := handle.read(BLOCK):
-            if _UTF8_SEQUENCE.search(tail + block):
+            if UTF8_SEQUENCE.search(tail + block):
                 return True
             tail = block[-3:]
     return False

@@ -34,13 +34,10 @@ never an instruction.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import errno
 import json
 import os
 import re
 import shutil
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -49,6 +46,7 @@ from types import TracebackType
 
 from elo_batch.errors import OutputError
 from elo_batch.outputs import outlock
+from elo_batch.outputs.durable import CANNOT_EXCHANGE, exchanger, fsync_dir, fsync_tree, write_synced
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.outputs.outlock import LOCK_NAME as LOCK_NAME
 
@@ -137,10 +135,10 @@ class FolderSwap:
         """
         journal = {target: os.stat(staged).st_ino for target, staged in self.targets.items()}
         for staged in self.targets.values():
-            _fsync_tree(staged)
-        _write_synced(self.staging / "journal.tmp", json.dumps({"targets": journal}))
+            fsync_tree(staged)
+        write_synced(self.staging / "journal.tmp", json.dumps({"targets": journal}))
         os.rename(self.staging / "journal.tmp", self.staging / _JOURNAL)  # a journal is whole or absent
-        _fsync_dir(self.staging)
+        fsync_dir(self.staging)
         try:
             for index, (target, staged) in enumerate(self.targets.items()):
                 _swap_in(staged, self.root / target, self.staging / "old" / str(index))
@@ -151,7 +149,7 @@ class FolderSwap:
             raise
         os.remove(self.staging / _JOURNAL)  # the commit
         for target in self.targets:
-            _fsync_dir((self.root / target).parent)
+            fsync_dir((self.root / target).parent)
         self._committed = True
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
@@ -362,33 +360,7 @@ def _is(path: Path, inode: int) -> bool:
         return False
 
 
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2  # Linux <linux/fs.h>
-_RENAME_SWAP = 2  # macOS <stdio.h>
-#: errno of a system or file system that cannot exchange two paths (then two renames are used)
-_CANNOT = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP}
-
-
-def _exchanger() -> Callable[[bytes, bytes], int] | None:
-    """Swap two existing paths in one step (0, or the errno), where the C library can."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        if sys.platform.startswith("linux"):  # glibc 2.28 and later (an older C library has none)
-            renameat2 = libc.renameat2
-            renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-            renameat2.restype = ctypes.c_int
-            return lambda a, b: renameat2(_AT_FDCWD, a, _AT_FDCWD, b, _RENAME_EXCHANGE) and ctypes.get_errno()
-        if sys.platform == "darwin":  # pragma: no cover - macOS 10.12+
-            renamex_np = libc.renamex_np
-            renamex_np.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint]
-            renamex_np.restype = ctypes.c_int
-            return lambda a, b: renamex_np(a, b, _RENAME_SWAP) and ctypes.get_errno()
-    except (OSError, AttributeError, TypeError):  # no C library to load (Windows), or no such function
-        pass
-    return None
-
-
-_EXCHANGE = _exchanger()
+_EXCHANGE = exchanger()
 #: Exchange folders in one step where the system can; tests set it False to run what Windows runs.
 USE_EXCHANGE = _EXCHANGE is not None
 
@@ -400,34 +372,6 @@ def _exchange(a: Path, b: Path) -> bool:
     code = _EXCHANGE(os.fsencode(a), os.fsencode(b))
     if code == 0:
         return True
-    if code in _CANNOT:
+    if code in CANNOT_EXCHANGE:
         return False
     raise OSError(code, os.strerror(code), str(b))
-
-
-def _write_synced(path: Path, text: str) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _fsync_tree(folder: Path) -> None:
-    for path in folder.iterdir():
-        if path.is_file():
-            with open(path, "rb") as handle:
-                os.fsync(handle.fileno())
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        descriptor = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms that cannot open a folder (Windows)
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:  # pragma: no cover - file systems that refuse fsync on a folder
-        pass
-    finally:
-        os.close(descriptor)

@@ -8,10 +8,13 @@ per-player sums, and the library finalizes on the driver (see :mod:`elo_batch.sp
 
 Needs ``pip install 'elo-batch[spark]'`` (pyspark 4, Java 17 or newer) on the driver, and elo-batch
 installed on every executor: Python workers import it, they do not see the driver's ``sys.path``.
+:class:`SparkEngine` is the engine of ``elo_batch.run(..., engine="spark")`` (``elo-batch run --engine
+spark``): the games read and rated on Spark, the rest of the run as the local engine does it.
 """
 
 from __future__ import annotations
 
 from elo_batch.spark._api import SparkPeriodResult, rate_period, rate_periods, require_spark, write_period
+from elo_batch.spark._backend import SparkEngine
 
-__all__ = ["SparkPeriodResult", "rate_period", "rate_periods", "require_spark", "write_period"]
+__all__ = ["SparkEngine", "SparkPeriodResult", "rate_period", "rate_periods", "require_spark", "write_period"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
 
-from elo_batch import api, runner, sanity
+from elo_batch import api, apiargs, runner, sanity
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 #: The options of the local API that mean something here (``chunk_rows`` does not: Spark's partitions
 #: are the chunks); ``encoding`` applies to a rating list given as a CSV file.
-OPTIONS = tuple(name for name in api._OPTIONS if name != "chunk_rows")
+OPTIONS = tuple(name for name in apiargs.OPTIONS if name != "chunk_rows")
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,7 +108,7 @@ def rate_period(
         InputDataError: an input cannot be rated as given (StrictRejectError with ``strict``).
     """
     _check_options("elo_batch.spark.rate_period", options)
-    config = api._config(api._given(period, "period"), rules, options)
+    config = apiargs.config_of(apiargs.given(period, "period"), rules, options)
     if len(config.periods) != 1:
         raise UsageError(
             f"{period!r} is a range of periods", option="period", hint="give one month YYYY-MM, or use rate_periods()."
@@ -141,7 +141,9 @@ def rate_periods(
         As :func:`rate_period`.
     """
     _check_options("elo_batch.spark.rate_periods", options)
-    return _rate(games, ratings, api._config(api._given(periods, "periods"), rules, options, name="periods"), options)
+    return _rate(
+        games, ratings, apiargs.config_of(apiargs.given(periods, "periods"), rules, options, name="periods"), options
+    )
 
 
 def write_period(
@@ -174,7 +176,7 @@ def _check_options(function: str, options: api.Options) -> None:
             option="chunk_rows",
             hint="leave it out; repartition the games frame to change the chunks.",
         )
-    api._check_options(function, options, OPTIONS)
+    apiargs.check_options(function, options, OPTIONS)
 
 
 def require_spark() -> None:
@@ -212,7 +214,7 @@ def _rate(
     tablelist.check(ratings, ratings_period, config.periods)
     rating_list, list_info = _load_list(ratings, fractional, encoding, config, ratings_period)
     events, events_info = _load_events(options.get("events"), encoding)
-    frame = api._bands_frame(options)
+    frame = apiargs.bands_frame(options)
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     checked = check_games(games, source_name=source_name, fractional=fractional)
     checked = _events.settle(checked, events, config.period_by, events_info)
@@ -221,7 +223,7 @@ def _rate(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
-    inputs = api._Inputs(loaded.files, list_info, config, encoding, started)
+    inputs = api.RunInputs(loaded.files, list_info, config, encoding, started)
     return _periods(games.sparkSession, checked, rating_list, config, notes, inputs, bands)
 
 
@@ -231,7 +233,7 @@ def _periods(
     rating_list: pl.DataFrame | None,
     config: RunConfig,
     notes: tuple[str, ...],
-    inputs: api._Inputs,
+    inputs: api.RunInputs,
     bands: Bands,
 ) -> Iterator[SparkPeriodResult]:
     for done in rate_spark_periods(checked, rating_list, config, bands=bands):
@@ -270,7 +272,7 @@ def _load_list(
     if _is_spark(ratings):
         source = FrameInput(_arrow.from_spark(ratings), None, "ratings")  # type: ignore[arg-type]
     else:
-        source = api._list_source(ratings)  # type: ignore[arg-type]
+        source = apiargs.list_source(ratings)  # type: ignore[arg-type]
     if isinstance(source, str) and tablelist.applies(source, ratings_period):
         rating_list, list_info = tablelist.load(
             source, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
@@ -286,7 +288,11 @@ def _load_events(events: object, encoding: str | None) -> tuple[pl.DataFrame | N
     """The events file (or frame; a Spark frame is collected), read and checked on the driver."""
     if events is None:
         return None, None
-    source = FrameInput(_arrow.from_spark(events), None, "events") if _is_spark(events) else api._events_source(events)  # type: ignore[arg-type]
+    source: str | FrameInput | None
+    if _is_spark(events):
+        source = FrameInput(_arrow.from_spark(events), None, "events")  # type: ignore[arg-type]
+    else:
+        source = apiargs.events_source(events)
     assert source is not None
     return load_events(source, encoding=encoding)
 

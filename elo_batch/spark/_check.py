@@ -1,6 +1,6 @@
 """The Spark engine's reading: a games frame checked partition by partition, numbered, repeated game_ids marked.
 
-Every row of the games frame goes through the library's own checks (:func:`elo_batch.inputs.validate._check_file`,
+Every row of the games frame goes through the library's own checks (:func:`elo_batch.inputs.checkfile.check_file`,
 as a file's rows do) inside ``mapInArrow``, one partition at a time; the result is one frame of checked
 rows (kind 0) and rejected rows (kind 1), cached (``MEMORY_AND_DISK``) so that every later pass reads
 the same rows even where the games frame itself would not give them again identically.
@@ -16,7 +16,7 @@ broadcast join, no shuffle of the games.
 
 Repeated game_ids (a ``game_id`` used again, in any partition): Spark's own group-by finds the ids used
 more than once; rows of an id used with different content are collected to the driver and rejected by
-the library's function (:func:`elo_batch.inputs.validate._compare_repeats`: its messages name every row), and
+the library's function (:func:`elo_batch.inputs.duplicates.compare_repeats`: its messages name every row), and
 the exact repeats after the first are flagged ``duplicate`` by a join, in Spark.
 """
 
@@ -31,16 +31,11 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch.inputs.checkfile import check_file
+from elo_batch.inputs.duplicates import compare_repeats
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.inputs.readers import FrameInput, InputFile, read_frame
-from elo_batch.inputs.validate import (
-    CANONICAL_SCHEMA,
-    EVENT_ROWS_SCHEMA,
-    REJECTED_SCHEMA,
-    GamesInput,
-    _check_file,
-    _compare_repeats,
-    _split_event_rows,
-)
+from elo_batch.inputs.validate import GamesInput, split_event_rows
 from elo_batch.spark import _arrow
 
 if TYPE_CHECKING:
@@ -124,8 +119,8 @@ def check_unit(
     """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
     rejected rows, the rows read per file and the checked rows per period, as rows of the check's output
     (``row_key`` numbered from ``part``)."""
-    good, bad, _ = _check_file(table, where, fractional, trimmed=trimmed, header=header)
-    good, attributes = _split_event_rows(good)
+    good, bad, _ = check_file(table, where, fractional, trimmed=trimmed, header=header)
+    good, attributes = split_event_rows(good)
     good_rows, bad_rows, *given = pl.collect_all(
         [good, bad, *([] if attributes is None else [attributes])], engine="in-memory"
     )
@@ -183,8 +178,8 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
     user = games.columns
     empty = pl.DataFrame(_arrow.arrow_schema(games.schema).empty_table())
     table, info = read_frame(FrameInput(empty, source_name, "games"), trim=False)
-    plan, _, absent = _check_file(table, where, fractional, trimmed=False, header=info.header)
-    canonical = dict(_split_event_rows(plan)[0].collect_schema())
+    plan, _, absent = check_file(table, where, fractional, trimmed=False, header=info.header)
+    canonical = dict(split_event_rows(plan)[0].collect_schema())
     if c.GAME_ID in absent:  # no game_id: of the type of the player ids (as load_games has it)
         canonical[c.GAME_ID] = canonical[c.WHITE_ID]
     spark_output = _arrow.spark_schema(output_schema(canonical))
@@ -336,7 +331,7 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
     if found[1]:
         conflicting = good.join(repeated.where("__conflict").select(c.GAME_ID), c.GAME_ID, "left_semi")
         candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
-        _, reused = _compare_repeats(candidates)
+        _, reused = compare_repeats(candidates)
     rows = (
         good.join(repeated, c.GAME_ID, "left")
         .where(~F.coalesce(F.col("__conflict"), F.lit(False)))

@@ -24,14 +24,10 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch.errors import EloBatchError, InternalError
+from elo_batch.inputs.checkfile import check_file
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, REJECTED_SCHEMA
 from elo_batch.inputs.readers import InputFile, read_table, reading
-from elo_batch.inputs.validate import (
-    CANONICAL_SCHEMA,
-    REJECTED_SCHEMA,
-    _check_file,
-    _note_ignored_columns,
-    _split_event_rows,
-)
+from elo_batch.inputs.validate import note_ignored_columns, split_event_rows
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import (
     EVENT_COLUMNS,
@@ -85,10 +81,10 @@ class _FileChecker:
         try:
             with reading(path):
                 table, info = read_table(path, encoding=self.encoding, trim=False)
-                info = _note_ignored_columns(info)
+                info = note_ignored_columns(info)
                 trimmed = info.encoding not in ("parquet", "frame")
-                plan, _, missing = _check_file(table, info.path, self.fractional, trimmed=trimmed, header=info.header)
-                schema = _split_event_rows(plan)[0].collect_schema()
+                plan, _, missing = check_file(table, info.path, self.fractional, trimmed=trimmed, header=info.header)
+                schema = split_event_rows(plan)[0].collect_schema()
                 read = _Read(
                     info,
                     frozenset(missing),

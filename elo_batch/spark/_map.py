@@ -3,7 +3,7 @@
 What every task of a period needs travels in its function's closure (:class:`Context`: the player
 index, the list in force, the period's event facts, the chosen upgrades, as Arrow IPC bytes). The map
 (:class:`Mapper`) makes the period table of a partition's rows with the engine's own pre-pass pieces
-(:func:`~elo_batch.engine.prepass._period_table`, :func:`~elo_batch.engine.eventrows.event_columns`,
+(:func:`~elo_batch.engine.prepass.period_table`, :func:`~elo_batch.engine.eventrows.event_columns`,
 :func:`~elo_batch.engine.upgrades.apply`), rates it with :func:`~elo_batch.engine.sides.rate_chunk` and
 sums it with :func:`~elo_batch.engine.sums.partial_sums`; it emits rows of several kinds in one frame:
 
@@ -89,7 +89,7 @@ class Context:
         """The period table of a partition's rows (in input order): every player found in the index, the
         event columns, and the upgrades once they are chosen."""
         ids = self.shipped.series("ids")
-        table, found = prepass._period_table(rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory")
+        table, found = prepass.period_table(rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory")
         if found.len() != ids.len():
             raise InternalError(
                 f"period {self.period}: {found.len() - ids.len()} player(s) of a partition are not in the index",

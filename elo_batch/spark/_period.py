@@ -31,7 +31,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
-from elo_batch.engine import eventrows, listchanges
+from elo_batch.engine import eventrows, listchanges, sums
 from elo_batch.engine import period as local_period
 from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.period import PeriodResult, accounting, one_off_notes
@@ -114,7 +114,7 @@ def rate_period(
     frames = {
         "ids": prepared.ids,
         "list_rating": prepared.list_rating,
-        "boundaries": _prepass.block_starts(rows, in_period, local_period._SUM_ROWS),
+        "boundaries": _prepass.block_starts(rows, in_period, sums.SUM_ROWS),
         **_map.frames_of(prepared.events),
     }
     context = _context(frames, rules, prepared, games, period)

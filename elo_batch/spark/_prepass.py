@@ -2,7 +2,7 @@
 
 - the players of the period (one group-by, one row per player): each player's first side of any kind
   (what orders the players absent from the list), and the few sides that give the engine's base ratings
-  without a list (:func:`first_sides`); the engine's :func:`~elo_batch.engine.prepass._period_list` then
+  without a list (:func:`first_sides`); the engine's :func:`~elo_batch.engine.prepass.period_list` then
   runs on those few rows per player on the driver, and the dense index is made there;
 - the period's event facts (:func:`~elo_batch.engine.eventrows.period_events`, on the driver, from the
   run's facts and the lists of the events' start);
@@ -62,7 +62,7 @@ def prepare(
         listed = rating_list
     else:  # the library's own rule, on each player's first sides (a few rows per player)
         first = first_sides(players, games.games.id_type)
-        listed, warnings = prepass._period_list(rating_list, first, add_players_from_games)
+        listed, warnings = prepass.period_list(rating_list, first, add_players_from_games)
     id_type = listed[c.PLAYER_ID].dtype
     unlisted = (
         players.select(pl.col("__p").cast(id_type).alias(c.PLAYER_ID), "__any")
@@ -169,7 +169,7 @@ def block_starts(rows: DataFrame, count: int, block: int) -> pl.Series:
     Args:
         rows: The period's rows.
         count: Rows of the period.
-        block: Rows per block (:data:`elo_batch.engine.period._SUM_ROWS`).
+        block: Rows per block (:data:`elo_batch.engine.sums.SUM_ROWS`).
     """
     if count <= block:
         return pl.Series("row_key", [], pl.Int64)

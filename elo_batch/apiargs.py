@@ -1,0 +1,192 @@
+"""The public API's arguments: its options (:class:`Options`) and its sources, as the runner takes them.
+
+A source is a frame or paths. A bad argument raises TypeError (a wrong kind) or
+:class:`~elo_batch.errors.UsageError` (a bad value).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+
+import polars as pl
+
+from elo_batch.config import CHUNK_ROWS, RunConfig
+from elo_batch.errors import UsageError, option
+from elo_batch.inputs.readers import FrameInput
+
+if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
+    import pyarrow as pa
+
+    from elo_batch.runinputs import Engine
+
+
+#: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
+Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
+#: Games or a rating list: a table in memory, or files (a path, a glob, a folder, or a list of them).
+Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+
+
+class Options(TypedDict, total=False):
+    """The options of a run, as keywords: the CLI's flags without dashes (``--cap-400``: ``cap_400``).
+
+    Attributes:
+        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        list_kind: ``standard`` (default), ``rapid`` or ``blitz`` (the CLI's ``--list``).
+        expected: ``table`` (FIDE 8.1.2) or ``formula`` (logistic); default: the rule set's.
+        cap_400: The 400-point rule: ``auto`` (default: per rule set), ``always`` or ``never``.
+        k: One K for every player (1..100).
+        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``); True: do.
+        rounding: ``period`` (round once), ``game`` (each game) or ``none`` (2 decimals).
+        strict: Raise :class:`~elo_batch.errors.StrictRejectError` when any row of the periods is
+            rejected (``rate_period``, ``rate_periods``).
+        chunk_rows: Parquet files and LazyFrames of more rows are read and rated in chunks of at most
+            this many rows (default 20 000 000).
+        max_rejected: Raise :class:`~elo_batch.errors.StrictRejectError` when more rows than this are
+            rejected: a number of rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``).
+        encoding: Force the text encoding of CSV inputs.
+        source_name: What the rows of a games frame get in ``source_file`` (default: null).
+        events: The events, one row per ``event_id`` (``event_type``, ``match_games``,
+            ``rate_all_games``, ``event_start``, ``event_end``, ``period``): a table or a CSV/Parquet path.
+        period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
+            (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
+        ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
+            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
+            without it gives the month before the first period rated.
+        bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
+            or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
+            ``elo_batch/rules/bands.csv``.
+    """
+
+    rule_set: str | None
+    list_kind: Literal["standard", "rapid", "blitz"]
+    expected: Literal["table", "formula"] | None
+    cap_400: Literal["auto", "always", "never"]
+    k: int | None
+    rule_700: bool | None
+    rounding: Literal["period", "game", "none"] | None
+    strict: bool
+    chunk_rows: int
+    max_rejected: int | str | None
+    encoding: str | None
+    source_name: str | None
+    events: Frame | str | os.PathLike[str] | None
+    period_by: Literal["date", "event"]
+    ratings_period: str | None
+    bands: str | os.PathLike[str] | pl.DataFrame | None
+
+
+CONFIG_OPTIONS = (
+    "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
+    "period_by",
+)  # fmt: skip
+
+
+OPTIONS = (*CONFIG_OPTIONS, "encoding", "source_name", "events", "ratings_period", "bands")
+
+
+def check_options(function: str, options: Mapping[str, object], allowed: tuple[str, ...]) -> None:
+    unknown = [name for name in options if name not in allowed]
+    if unknown:
+        raise TypeError(
+            f"{function}() got unknown option(s) {', '.join(map(repr, unknown))}; "
+            f"the options are: rules, {', '.join(allowed)}"
+        )
+
+
+def given(periods: str, name: str) -> str:
+    """``periods``, which must be given (None means "every period" to ``validate`` only)."""
+    if periods is None:
+        raise UsageError("no period given", option=name, hint="give a month of play, 'YYYY-MM'.")
+    return periods
+
+
+def config_of(periods: str | None, rules: str, options: Options, *, name: str = "period") -> RunConfig:
+    """The run's config; an error about its periods names the parameter they came in (``name``)."""
+    chosen: dict[str, Any] = {key: options[key] for key in CONFIG_OPTIONS if key in options}  # type: ignore[literal-required]
+    bands = options.get("bands")
+    if isinstance(bands, str | os.PathLike):
+        chosen["bands"] = os.fspath(bands)
+    elif bands is not None and not isinstance(bands, pl.DataFrame):
+        raise TypeError(f"bands must be a path or a polars DataFrame, not {type(bands).__name__}")
+    try:
+        return RunConfig.from_options(periods, rules=rules, **chosen)
+    except UsageError as exc:
+        if exc.option == "period" and name != "period":
+            exc.option = name
+            exc.args = (exc.render(),)
+        raise
+
+
+def engine_of(engine: str, spark_master: str | None, options: Options) -> Engine | None:
+    """The engine of :func:`elo_batch.run`: None for ``local`` (rate here), the Spark engine on
+    ``spark_master`` for ``spark``; pyspark is looked for now, before the lock and the inputs.
+
+    Raises:
+        UsageError: an unknown engine; ``spark_master`` without the Spark engine; ``chunk_rows`` other
+            than its default with it (Spark's partitions are the chunks); pyspark not installed.
+    """
+    if engine not in ("local", "spark"):
+        raise UsageError(f"{engine!r} is not an engine", option="engine", hint="use local or spark.")
+    if engine == "local":
+        if spark_master is not None:
+            raise UsageError(
+                f"{option('spark_master')} is an option of the Spark engine",
+                option="spark_master",
+                hint=f"add {option('engine', 'spark')}, or leave {option('spark_master')} out.",
+            )
+        return None
+    if options.get("chunk_rows", CHUNK_ROWS) != CHUNK_ROWS:
+        raise UsageError(
+            f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
+            option="chunk_rows",
+            hint=f"leave {option('chunk_rows')} out with {option('engine', 'spark')}.",
+        )
+    from elo_batch.spark import SparkEngine, require_spark
+
+    require_spark()
+    return SparkEngine(spark_master)
+
+
+def bands_frame(options: Options) -> pl.DataFrame | None:
+    """The band table given as a frame (a path goes through the run's config)."""
+    bands = options.get("bands")
+    return bands if isinstance(bands, pl.DataFrame) else None
+
+
+def games_sources(games: Source, name: str | None) -> list[str | FrameInput]:
+    """``games`` as the runner reads them: a frame, or paths."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"source_name must be text or None, not {type(name).__name__}")
+    source = source_of(games, "games", name)
+    return list(source) if isinstance(source, list) else [source]
+
+
+def list_source(ratings: Source | None) -> str | list[str] | FrameInput | None:
+    return None if ratings is None else source_of(ratings, "ratings", None)
+
+
+def events_source(events: object) -> str | FrameInput | None:
+    if events is None:
+        return None
+    source = source_of(events, "events", None)  # type: ignore[arg-type]
+    if isinstance(source, list):
+        raise TypeError("events must be one table or one file path, not a list")
+    return source
+
+
+def source_of(value: Source, parameter: str, name: str | None) -> str | list[str] | FrameInput:
+    arrow = sys.modules.get("pyarrow")  # a pyarrow table exists only once pyarrow is imported
+    if isinstance(value, pl.DataFrame | pl.LazyFrame) or (arrow and isinstance(value, arrow.Table | arrow.RecordBatch)):
+        return FrameInput(value, name, parameter)
+    if isinstance(value, str | os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, list | tuple) and value and all(isinstance(item, str | os.PathLike) for item in value):
+        return [os.fspath(item) for item in value]
+    raise TypeError(
+        f"{parameter} must be a polars DataFrame or LazyFrame, a pyarrow Table, or paths (a str or Path, "
+        f"or a list of them), not {type(value).__name__}"
+        + (" (an empty list)" if isinstance(value, list | tuple) and not value else "")
+    )

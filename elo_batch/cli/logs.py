@@ -1,0 +1,124 @@
+"""The summaries the CLI prints on stderr (text or JSON lines): each period, a lock wait, a validation report."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from elo_batch import Counts, PeriodSummary, ValidationReport
+from elo_batch import columns as c
+from elo_batch.cli.options import (
+    LogFormat,
+)
+from elo_batch.sanity import mostly_rejected
+
+
+def _reconciliation(counts: Counts, written: bool) -> str:
+    where = "see audit" if written else "audited"
+    return (
+        f"{counts.rows_read} rows read = {counts.counted} counted + {counts.not_counted} not counted ({where})"
+        f" + {counts.other_periods} other periods + {counts.rejected} rejected"
+    )
+
+
+def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
+    counts = summary.counts
+    written = bool(summary.outputs)
+    if log_format is LogFormat.json:
+        record = {
+            "event": "period_written" if written else "period_checked",
+            "period": summary.period,
+            "rule_set": summary.rule_set,
+            "counts": counts.__dict__,
+            "reconciles": counts.reconciles(),
+            "players": summary.players,
+            "bands": summary.bands,
+            "warnings": list(summary.warnings),
+            "outputs": summary.outputs,
+        }
+        print(json.dumps(record), file=sys.stderr)
+        return
+    players = ", ".join(f"{n} {status}" for status, n in summary.players.items()) or "no players"
+    bands = f"; bands: {summary.bands['up']} up, {summary.bands['down']} down" if summary.players else ""
+    print(
+        f"{summary.period} ({summary.rule_set}): {_reconciliation(counts, written)}; players: {players}{bands}",
+        file=sys.stderr,
+    )
+    for warning in summary.warnings:
+        print(f"  warning: {warning}", file=sys.stderr)
+    if written:
+        print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
+        _log_rejected(summary)
+
+
+def _log_rejected(summary: PeriodSummary) -> None:
+    """Where a period's rejected rows are; loudly when they are most of its rows."""
+    counts = summary.counts
+    if not counts.rejected:
+        return
+    where = summary.outputs.get("rejected", "the rejected table")
+    if mostly_rejected(counts):
+        rows = counts.counted + counts.not_counted + counts.rejected
+        print(
+            f"elo-batch: WARNING: {summary.period}: {counts.rejected} of {rows} rows were rejected; "
+            f"the list is built from the rest. Rejected rows: {where}",
+            file=sys.stderr,
+        )
+    else:
+        print(f"  rejected: {counts.rejected} row(s), in {where}", file=sys.stderr)
+
+
+def log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:
+    if log_format is LogFormat.json:
+        print(json.dumps({"event": "lock_wait", "out": out, "holder": holder, "timeout_s": timeout}), file=sys.stderr)
+        return
+    print(f"elo-batch: waiting up to {timeout:g} s for the lock of {out}: held by {holder}", file=sys.stderr)
+
+
+def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
+    """Print a validation report (rejected rows on stdout, counts on stderr); the exit code."""
+    rejected = report.rejected.height
+    code = 65 if rejected else 0
+    for row in report.rejected.iter_rows(named=True):
+        if log_format is LogFormat.json:
+            print(json.dumps({"event": "rejected", **{k: row[k] for k in REJECTED_FIELDS}}))
+        else:
+            where = ", ".join(
+                part
+                for part in (
+                    str(row[c.SOURCE_FILE]),
+                    f"row {row[c.SOURCE_ROW]}",
+                    f"column {row[c.COLUMN]}" if row[c.COLUMN] else "",
+                )
+                if part
+            )
+            print(f"{where}: {row[c.REASON]}")
+    for summary in report.periods:
+        log_period(summary, log_format)
+    usable = sum(report.usable_by_period.values())
+    if log_format is LogFormat.json:
+        record = {
+            "event": "validated",
+            "rows_read": report.rows_read,
+            "rejected": rejected,
+            "usable_by_period": report.usable_by_period,
+            "warnings": list(report.warnings),
+            "exit_code": code,
+        }
+        print(json.dumps(record), file=sys.stderr)
+        return code
+    if not report.periods:
+        by_period = ", ".join(f"{period}: {n}" for period, n in report.usable_by_period.items())
+        print(
+            f"{report.rows_read} rows read = {usable} usable ({by_period or 'none'}) + {rejected} rejected",
+            file=sys.stderr,
+        )
+        for warning in report.warnings:
+            print(f"  warning: {warning}", file=sys.stderr)
+    verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
+    print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
+    return code
+
+
+REJECTED_FIELDS = (c.PERIOD, c.SOURCE_FILE, c.SOURCE_ROW, c.COLUMN, c.VALUE, c.REASON)

@@ -1,0 +1,122 @@
+"""Rows that contradict their event: each event's attributes merged from the events file and its rows.
+
+What is refused here (a row against the events file, an event whose rows disagree, a match of more
+than two players) is rejected with its reason by :func:`elo_batch.engine.events.reduce_events`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.inputs.eventcells import TYPES
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
+
+
+def event_attributes(
+    table: pl.DataFrame | None, event_rows: pl.DataFrame | None, by_event: bool
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Each event's attributes (the events file's, else its rows' one value), the rows refused one by one
+    (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...)."""
+    names = [*TYPES, *([c.PERIOD] if by_event else [])]
+    schema = {c.EVENT_ID: pl.String(), **{**TYPES, c.PERIOD: pl.String()}}
+    given = table if table is not None else pl.DataFrame(schema=schema)
+    on_rows = event_rows if event_rows is not None else pl.DataFrame(schema=EVENT_ROWS_SCHEMA)
+    ids = pl.concat([given[c.EVENT_ID], on_rows[c.EVENT_ID]]).unique(maintain_order=True)
+    merged = pl.DataFrame({c.EVENT_ID: ids})
+    rows_refused, events_refused = [], []
+    for name in names:
+        file_value = given.select(c.EVENT_ID, pl.col(name).alias("__file")).filter(pl.col("__file").is_not_null())
+        row_value = on_rows.select("row_key", c.EVENT_ID, name).filter(pl.col(name).is_not_null())
+        against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col("__file"))
+        rows_refused.append(
+            against.select(
+                "row_key",
+                pl.lit(name).alias(c.COLUMN),
+                pl.col(name).cast(pl.String).alias(c.VALUE),
+                pl.format(
+                    "event '{}' has {} '{}' in the events file, this row gives '{}'. Hint: give the event's "
+                    "attributes once, in the events file, or the same on each of its rows.",
+                    c.EVENT_ID,
+                    pl.lit(name),
+                    pl.col("__file").cast(pl.String),
+                    pl.col(name).cast(pl.String),
+                ).alias(c.REASON),
+            )
+        )
+        by_rows = (
+            row_value.join(file_value, on=c.EVENT_ID, how="anti")
+            .group_by(c.EVENT_ID)
+            .agg(pl.col(name).unique().sort().alias("__values"))
+        )
+        clash = by_rows.filter(pl.col("__values").list.len() > 1)
+        events_refused.append(
+            clash.select(
+                c.EVENT_ID,
+                pl.lit(name).alias(c.COLUMN),
+                pl.lit(None, pl.String).alias(c.VALUE),
+                pl.format(
+                    "event '{}': its rows give different values of {} ({}); an event has one. Hint: give it "
+                    "once, in the events file, or the same on each of the event's rows.",
+                    c.EVENT_ID,
+                    pl.lit(name),
+                    pl.col("__values").cast(pl.List(pl.String)).list.join(", "),
+                ).alias(c.REASON),
+            )
+        )
+        one = by_rows.filter(pl.col("__values").list.len() == 1).select(
+            c.EVENT_ID, pl.col("__values").list.first().alias("__rows")
+        )
+        merged = (
+            merged.join(file_value, on=c.EVENT_ID, how="left", maintain_order="left")
+            .join(one, on=c.EVENT_ID, how="left", maintain_order="left")
+            .with_columns(pl.coalesce("__file", "__rows").cast(schema[name]).alias(name))
+            .drop("__file", "__rows")
+        )
+    refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
+    return merged, pl.concat(rows_refused), refused_events
+
+
+def crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
+    """Matches whose games have more than two players, refused whole."""
+    players = pl.concat(
+        [
+            match_rows.select(c.EVENT_ID, pl.col(c.WHITE_ID).cast(pl.String).alias("__player")),
+            match_rows.select(c.EVENT_ID, pl.col(c.BLACK_ID).cast(pl.String).alias("__player")),
+        ]
+    ).drop_nulls()
+    crowded = players.group_by(c.EVENT_ID, maintain_order=True).agg(pl.col("__player").unique().sort())
+    return crowded.filter(pl.col("__player").list.len() > 2).select(
+        c.EVENT_ID,
+        pl.lit(c.EVENT_TYPE).alias(c.COLUMN),
+        pl.lit(c.MATCH).alias(c.VALUE),
+        pl.format(
+            "event '{}' is a match, but its games have {} players ({}). Hint: a match is played by two "
+            "players; give other events event_type tournament.",
+            c.EVENT_ID, pl.col("__player").list.len(), pl.col("__player").list.join(", "),
+        ).alias(c.REASON),
+    )  # fmt: skip
+
+
+def first_reasons(picked: pl.DataFrame, rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+    """The refused rows (canonical columns, ``column``, ``value``, ``reason``): each row's first reason."""
+    one_by_one = picked.join(rows, on="row_key", how="inner")
+    whole = picked.join(events, on=c.EVENT_ID, how="inner")
+    return pl.concat([whole, one_by_one]).unique("row_key", keep="first").sort("row_key")
+
+
+def rejected_rows(refused: pl.DataFrame) -> pl.DataFrame:
+    content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
+    return refused.select(
+        "row_key",
+        c.PERIOD,
+        c.SOURCE_FILE,
+        c.SOURCE_ROW,
+        c.COLUMN,
+        c.VALUE,
+        c.REASON,
+        pl.struct(content)
+        .struct.with_fields(*(pl.field(name).cast(pl.String) for name in (c.WHITE_ID, c.BLACK_ID, c.GAME_ID)))
+        .struct.json_encode()
+        .alias(c.RAW),
+    ).cast({"row_key": pl.Int64(), **REJECTED_SCHEMA})  # type: ignore[arg-type, dict-item]

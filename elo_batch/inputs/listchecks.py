@@ -1,0 +1,276 @@
+"""What a valid rating-list row is: the list's schema and the checks of each of its columns.
+
+A bad row stops the run (exit 65), with the rows and values shown (:func:`check_list`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch.errors import InputDataError
+from elo_batch.inputs.cells import (
+    SHOWN_ROWS,
+    cell_text,
+    in_date_range,
+    inexact_number,
+    is_date_type,
+    rows_not_valid,
+    text_column,
+)
+from elo_batch.inputs.checkfile import check_types
+from elo_batch.inputs.gamerules import DECIMAL_NUMBER, INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
+from elo_batch.inputs.names import unescape
+from elo_batch.inputs.readers import RAGGED
+from elo_batch.inputs.text import column_hints
+from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
+
+#: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
+#: an integer one (:data:`INTEGER_IDS`); see :func:`list_schema`.
+LIST_SCHEMA: dict[str, pl.DataType] = {
+    c.PLAYER_ID: pl.String(),
+    c.RATING: pl.Float64(),
+    c.K: pl.Int64(),
+    c.BIRTH_YEAR: pl.Int64(),
+    c.GAMES_TOTAL: pl.Int64(),
+    c.REACHED_2400: pl.Boolean(),
+    c.REACHED_2300: pl.Boolean(),
+    c.PENDING: pl.String(),
+}
+
+
+#: Columns of an earlier run's output that describe its own period; not carried forward.
+PERIOD_OUTPUT = (
+    c.PERIOD, c.RATING_BEFORE, c.CHANGE, c.K_USED, c.GAMES, c.SCORE, c.EXPECTED_SCORE, c.STATUS,
+    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.ADJUSTMENT, c.BAND,
+)  # fmt: skip
+
+
+#: Most rated games a list may give a player (a count above it is a damaged cell, not a career).
+MAX_GAMES_TOTAL = 1_000_000
+
+
+_TRUE = ("true", "t", "yes", "y", "1")
+
+
+_FALSE = ("false", "f", "no", "n", "0")
+
+
+def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
+    """:data:`LIST_SCHEMA` with ``player_id`` of ``id_type`` (pl.String or pl.Int64)."""
+    return {**LIST_SCHEMA, c.PLAYER_ID: id_type}
+
+
+def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, ...] = ()) -> pl.DataFrame:
+    missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
+    if missing:
+        held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+        names = list(header) if len(header) == len(held) else [unescape(n) for n in held]
+        unused = [name for name, one in zip(names, held, strict=True) if one not in LIST_SCHEMA]
+        hints = column_hints(missing, unused)
+        raise InputDataError(
+            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the list has "
+            + (", ".join(names) if names else "no columns"),
+            path=path,
+            hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
+        )
+    check_types(frame.schema, path, list(LIST_SCHEMA))
+    ragged = frame[RAGGED] if RAGGED in frame.columns else None
+    frame = frame.drop(RAGGED, strict=False)
+    frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
+    id_type = ids_type(frame.schema)
+    rating = _number(frame, c.RATING, fractional)
+    parsed = {
+        c.PLAYER_ID: pl.col(c.PLAYER_ID) if id_type == pl.Int64 else text_column(frame.schema, c.PLAYER_ID),
+        c.RATING: pl.when(rating != 0).then(rating),  # 0: no rating
+        c.K: _number(frame, c.K, False),
+        c.BIRTH_YEAR: _number(frame, c.BIRTH_YEAR, False),
+        c.GAMES_TOTAL: _number(frame, c.GAMES_TOTAL, False),
+        c.REACHED_2400: _flag(frame, c.REACHED_2400),
+        c.REACHED_2300: _flag(frame, c.REACHED_2300),
+        c.PENDING: text_column(frame.schema, c.PENDING),
+    }
+    rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
+        (
+            c.PLAYER_ID,
+            lambda: inexact_number(frame.schema, c.PLAYER_ID),
+            "is not an id: the column holds numbers with decimals (floats are exact ids only for whole numbers "
+            "below 2^53); store ids as integers or as text",
+        ),
+        (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
+        (
+            c.RATING,
+            lambda: (
+                text_column(frame.schema, c.RATING).str.contains(THOUSANDS_SEPARATED)
+                if frame.schema[c.RATING] == pl.String
+                else _never()
+            ),
+            f"is not a rating: {THOUSANDS_REASON}; expected plain digits (2000)",
+        ),
+        (
+            c.RATING,
+            lambda: _bad_number(frame, c.RATING, fractional),
+            "is not a rating; expected "
+            + ("a number" if fractional else "a whole number")
+            + " of rating points, or empty for unrated",
+        ),
+        (
+            c.RATING,
+            lambda: rating_out_of_range(parsed[c.RATING]),
+            f"is out of range; expected {RATING_RANGE} (0 or empty = unrated)",
+        ),
+        (
+            c.K,
+            lambda: _bad_number(frame, c.K, False) | k_out_of_range(parsed[c.K]),
+            "is not a K-factor; expected a whole number such as 10, 20 or 40",
+        ),
+        (
+            c.BIRTH_YEAR,
+            lambda: _bad_number(frame, c.BIRTH_YEAR, False) | birth_year_out_of_range(parsed[c.BIRTH_YEAR]),
+            "is not a birth year; expected a four-digit year",
+        ),
+        (
+            c.GAMES_TOTAL,
+            lambda: (
+                _bad_number(frame, c.GAMES_TOTAL, False)
+                | (parsed[c.GAMES_TOTAL] < 0)
+                | (parsed[c.GAMES_TOTAL] > MAX_GAMES_TOTAL)
+            ),
+            f"is not a number of games; expected a whole number from 0 to {MAX_GAMES_TOTAL:,}",
+        ),
+        (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),
+        (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
+        (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
+    ]
+    extras = [
+        n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)
+    ]
+    if c.STANDARD_RATING in frame.columns:  # rapid and blitz lists: a rating, checked as one (R&B 7.2.1)
+        parsed[c.STANDARD_RATING] = _number(frame, c.STANDARD_RATING, fractional)
+        rules += [
+            (
+                c.STANDARD_RATING,
+                lambda: _bad_number(frame, c.STANDARD_RATING, fractional),
+                "is not a standard rating; expected "
+                + ("a number" if fractional else "a whole number")
+                + " of rating points, or empty for none",
+            ),
+            (
+                c.STANDARD_RATING,
+                lambda: rating_out_of_range(parsed[c.STANDARD_RATING]),
+                f"is out of range; expected {RATING_RANGE}",
+            ),
+        ]
+    rules += [  # a pass-through date is written to the new list: polars cannot write one out of range
+        (name, _date_out_of_range(frame, name), "is out of range; expected a date from 0000-01-01 to 9999-12-31")
+        for name in extras
+        if is_date_type(frame.schema[name])
+    ]
+    _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
+    standard = pl.Float64() if fractional else pl.Int64()
+    return frame.select(
+        *[expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()],
+        *extras,
+        c.SOURCE_FILE,
+        c.SOURCE_ROW,
+    )
+
+
+def _refuse_bad_rows(
+    frame: pl.DataFrame, path: str, ragged: pl.Series | None, rules: list[tuple[str, pl.Expr, str]]
+) -> None:
+    """Raise for the rows of the list that break a rule (each row's first rule; a ragged row is reported
+    as ragged only: its values are not trusted): all of them counted, the first :data:`SHOWN_ROWS`
+    shown with their row numbers.
+
+    Raises:
+        InputDataError: a row breaks a rule.
+    """
+    is_ragged = pl.lit(ragged).is_not_null() if ragged is not None else pl.lit(False)
+    first: Any = pl.when(is_ragged).then(-1)
+    for index, (_, bad, _) in enumerate(rules):
+        first = first.when(bad.fill_null(False)).then(index)
+    hits = frame.with_columns(
+        first.otherwise(None).alias("__rule"), (pl.lit(ragged) if ragged is not None else pl.lit(None)).alias("__why")
+    ).filter(pl.col("__rule").is_not_null())
+    if not hits.height:
+        return
+    hint = "fix the rating list; nothing was rated."
+    lines = []
+    for shown in hits.head(SHOWN_ROWS).iter_slices(1):
+        row, rule = int(shown[c.SOURCE_ROW][0]), int(shown["__rule"][0])
+        if rule < 0:  # a ragged row: its reason and hint were written by the reader
+            reason, _, ragged_hint = str(shown["__why"][0]).partition(" Hint: ")
+            if hits.height == 1:
+                raise InputDataError(reason, path=path, row=row, hint=ragged_hint or None)
+            lines.append(f"row {row}: {reason}")
+            continue
+        name, _, message = rules[rule]
+        value = shown.select(cell_text(frame.schema, name)).item()
+        reason = f"{value!r} {message}" if value is not None else f"empty cell: {message}"
+        if hits.height == 1:
+            raise InputDataError(reason, path=path, row=row, column=name, value=value, hint=hint)
+        lines.append(f"row {row}, column {name}: {reason}")
+    raise rows_not_valid("the list", hits.height, lines, path, hint)
+
+
+def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
+    return lambda: pl.col(name).is_not_null() & ~in_date_range(pl.col(name), frame.schema[name])
+
+
+def ids_type(schema: pl.Schema) -> pl.DataType:
+    """Int64 for an integer id column (ids keep their type through to the outputs), else text."""
+    return pl.Int64() if schema.get(c.PLAYER_ID) in INTEGER_IDS else pl.String()
+
+
+def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
+    """The column as a Float64 number; null when absent, and for a type that holds no numbers (such a
+    column is refused by :func:`_bad_number`)."""
+    dtype = frame.schema.get(name)
+    if dtype is None or not (dtype == pl.String or dtype.is_numeric()):
+        return pl.lit(None, pl.Float64)
+    return (
+        text_column(frame.schema, name).cast(pl.Float64, strict=False)
+        if dtype == pl.String
+        else pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
+    )
+
+
+def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
+    dtype = frame.schema[name]
+    if dtype == pl.String:
+        text = text_column(frame.schema, name)
+        return text.is_not_null() & ~text.str.contains(DECIMAL_NUMBER if fractional else WHOLE_NUMBER)
+    if not dtype.is_numeric():
+        return pl.col(name).is_not_null()
+    value = pl.col(name).cast(pl.Float64)
+    return _never() if fractional else value.is_not_null() & (value != value.round(0))
+
+
+def _flag(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if name not in frame.columns:
+        return pl.lit(None, pl.Boolean)
+    if frame.schema[name] == pl.Boolean:
+        return pl.col(name)
+    text = text_column(frame.schema, name).str.to_lowercase()
+    return pl.when(text.is_in(_TRUE)).then(True).when(text.is_in(_FALSE)).then(False)
+
+
+def _never() -> pl.Expr:
+    # a full-length False column: polars 2.1 can fail to filter a frame by a scalar literal predicate
+    return pl.repeat(False, pl.len())
+
+
+def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
+    if frame.schema[name] == pl.Boolean:
+        return _never()
+    text = text_column(frame.schema, name).str.to_lowercase()
+    return text.is_not_null() & ~text.is_in((*_TRUE, *_FALSE))
+
+
+def _bad_pending(pending: pl.Expr) -> pl.Expr:
+    entry = r"[0-9]{4}-(0[1-9]|1[0-2]):[0-9]+:[0-9]+:[0-9]+"
+    return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")

@@ -1,0 +1,167 @@
+"""A run's inputs: the games, the list and the events read and checked; warnings about them; the strict checks.
+
+Library code: raises :mod:`elo_batch.errors`, never prints or exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol, TypeVar
+
+import polars as pl
+
+from elo_batch import columns as c
+from elo_batch import sanity
+from elo_batch.config import PeriodBy, RunConfig
+from elo_batch.engine.events import settle
+from elo_batch.engine.period import PeriodResult
+from elo_batch.errors import StrictRejectError, option
+from elo_batch.inputs import tablelist
+from elo_batch.inputs.eventsfile import load_events
+from elo_batch.inputs.ratinglist import check_pending, load_rating_list
+from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.inputs.validate import GamesInput, load_games
+from elo_batch.outputs import objectstore
+from elo_batch.rules.bands import Bands
+
+T = TypeVar("T")
+
+
+class Engine(Protocol):
+    """Where a run's games are read and its periods rated, when not here (the local engine: None): the
+    Spark engine, :class:`elo_batch.spark.SparkEngine`. Everything else (the list, the events file, the
+    checks, the writers, the lock) stays the runner's."""
+
+    def load_games(
+        self,
+        paths: Sequence[str | FrameInput],
+        *,
+        fractional_ratings: bool,
+        encoding: str | None,
+        exclude: tuple[str, ...],
+        chunk_rows: int | None,
+    ) -> GamesInput:
+        """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
+
+    def settle(
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+    ) -> GamesInput:
+        """The games' event facts, as :func:`elo_batch.engine.events.settle`."""
+
+    def rate_periods(
+        self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
+    ) -> Iterator[PeriodResult]:
+        """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
+
+
+def load_inputs(
+    games_paths: Sequence[str | FrameInput],
+    ratings_path: str | Sequence[str] | FrameInput | None,
+    config: RunConfig,
+    encoding: str | None = None,
+    out: str | None = None,
+    ratings_period: str | None = None,
+    events: str | FrameInput | None = None,
+    engine: Engine | None = None,
+) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
+    """Read and check the games, the list and the events of a run (rule sets are checked first, before
+    any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
+    event rejected, by event each row in its event's period; see :func:`elo_batch.engine.events.settle`).
+
+    A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
+    may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
+    ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
+    (:mod:`elo_batch.inputs.tablelist`). With ``engine``, the games are read and settled there.
+
+    Raises:
+        UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
+    """
+    games_paths = [_local(path) for path in games_paths]
+    if isinstance(ratings_path, str):
+        ratings_path = _local(ratings_path)
+    elif ratings_path is not None and not isinstance(ratings_path, FrameInput):
+        ratings_path = [_local(path) for path in ratings_path]
+    out = objectstore.local_path(out) if out else out
+    events = _local(events)
+    rule_sets = [config.rules_for(period) for period in config.periods]
+    tablelist.check(ratings_path, ratings_period, config.periods)
+    fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
+    named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
+    list_paths = [named] if isinstance(named, str) else list(named)
+    events_path = events if isinstance(events, str) else None
+    own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
+    games = (engine.load_games if engine is not None else load_games)(
+        games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
+    )
+    rating_list: pl.DataFrame | None = None
+    list_info: InputFile | None = None
+    if isinstance(ratings_path, str) and tablelist.applies(ratings_path, ratings_period):  # a ratings table's period
+        rating_list, list_info = tablelist.load(
+            ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
+        )
+    elif ratings_path:
+        rating_list, list_info = load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
+    if rating_list is not None and list_info is not None:
+        check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
+    table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
+    settled = (engine.settle if engine is not None else settle)(games, table, config.period_by, events_info)
+    return settled, rating_list, list_info
+
+
+def run_bands(config: RunConfig) -> str | None:
+    """The band table file of a run (a ``file:`` URL as its path), or None for the default table."""
+    return objectstore.local_path(config.bands) if config.bands else None
+
+
+def _local(source: T) -> T:
+    """A path source as a local path (a ``file:`` URL becomes the path it names); a frame as it is."""
+    return objectstore.local_path(source) if isinstance(source, str) else source  # type: ignore[return-value]
+
+
+def input_warnings(games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None) -> tuple[str, ...]:
+    """Things about the inputs the user should know that do not stop the run."""
+    notes = [f"{f.path}: {f.blank_rows} blank line(s) skipped" for f in games.files if f.blank_rows]
+    notes += [f"{f.path}: no rows (header only)" for f in games.files if f.rows == 0]
+    notes += [note for f in games.files for note in f.notes]
+    if list_info and list_info.blank_rows:
+        notes.append(f"{list_info.path}: {list_info.blank_rows} blank line(s) skipped")
+    if list_info:
+        notes.extend(list_info.notes)
+    if rating_list is not None and list_info and rating_list.height == 0:
+        notes.append(f"{list_info.path}: the rating list has no players; every player is unrated")
+    if games.events is not None:
+        notes.extend(games.events.notes)
+    return tuple(notes)
+
+
+def rejected_in_run(games: GamesInput, periods: tuple[str, ...]) -> pl.DataFrame:
+    """Rejected rows that belong to the run: rows of its periods, and rows whose period is unknown."""
+    return games.rejected.filter(pl.col(c.PERIOD).is_null() | pl.col(c.PERIOD).is_in(list(periods)))
+
+
+def check_strict(games: GamesInput, config: RunConfig) -> None:
+    """Refuse the run when ``config.strict`` and a row of its periods was rejected, or when more rows
+    were rejected than ``config.max_rejected`` allows.
+
+    Raises:
+        StrictRejectError: as said, naming the first rejected row (strict) or the count (limit).
+    """
+    if config.strict:
+        _fail_if_rejected(rejected_in_run(games, config.periods))
+    sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
+
+
+def _fail_if_rejected(rejected: pl.DataFrame) -> None:
+    if rejected.height == 0:
+        return
+    first = rejected.row(0, named=True)
+    raise StrictRejectError(
+        f"{rejected.height} row(s) rejected and {option('strict')} is set; nothing was written. "
+        f"First: {first[c.REASON]}",
+        path=first[c.SOURCE_FILE],
+        row=first[c.SOURCE_ROW],
+        column=first[c.COLUMN],
+        value=first[c.VALUE],
+        hint=f"fix the rows listed by `elo-batch validate`, or run without {option('strict')} to write them to "
+        "rejected.",
+    )

@@ -1,0 +1,239 @@
+"""The public API's smaller doors: the two calculators and the importers, as the CLI's commands use them.
+
+Library code: raises :mod:`elo_batch.errors` (messages name parameters, which the CLI shows as flags),
+never prints or exits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from typing import BinaryIO, Literal
+
+from elo_batch.config import RunConfig, parse_periods
+from elo_batch.engine import calculator
+from elo_batch.engine.calculator import GameResult, TournamentResult
+from elo_batch.errors import UsageError, option
+from elo_batch.formats.trf import read_trf
+from elo_batch.inputs.encoding import decode_text
+from elo_batch.inputs.gamesfile import write_games
+from elo_batch.inputs.paths import unreadable
+from elo_batch.rules.sets import RuleSet
+
+
+def rate_game(
+    rating_a: float,
+    rating_b: float,
+    result: str | float | None = None,
+    *,
+    k: int | None = None,
+    k_b: int | None = None,
+    period: str | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    rule_set: str | None = None,
+    expected: Literal["table", "formula"] | None = None,
+    cap_400: Literal["auto", "always", "never"] = "auto",
+    rounding: Literal["period", "game", "none"] | None = None,
+) -> GameResult:
+    """One game, as ``elo-batch game`` shows it: both players' expected score, change and new rating.
+
+    Args:
+        rating_a, rating_b: The players' ratings (the list in force).
+        result: A's score (``1``, ``0.5``, ``0``, or text such as ``"1/2"``); None: only A's table of a
+            win, a draw and a loss.
+        k: A's K (also B's unless ``k_b``); default: the rule set's fixed K, else 20.
+        k_b: B's K (default: A's).
+        period: The month whose rules apply, ``YYYY-MM`` (default: this month).
+        rules, rule_set, expected, cap_400, rounding: As :func:`elo_batch.rate_period`.
+
+    Returns:
+        The game (:class:`elo_batch.engine.calculator.GameResult`).
+
+    Raises:
+        UsageError: a bad option value, ``period`` is a range, or ``result`` is not a score (a forfeit
+            is not rated).
+
+    >>> import elo_batch
+    >>> elo_batch.rate_game(2000, 2000, 1, k=20, period="2025-11").change_a.rounded
+    10
+    """
+    rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding)
+    score = None
+    if result is not None:
+        try:
+            score = calculator.parse_score(result if isinstance(result, str) else str(result))
+        except ValueError:
+            raise UsageError(
+                f"{result!r} is not a result for player A", option="result", hint="use 1, 0.5 or 0."
+            ) from None
+        if score is None:
+            raise UsageError("a forfeit is not rated (FIDE B.02 5.1)", option="result", hint="use 1, 0.5 or 0.")
+    k_a = _calculator_k(k, rule_set_used)
+    return calculator.rate_game(rating_a, rating_b, score, rules=rule_set_used, k_a=k_a, k_b=k_b or k_a)
+
+
+def rate_tournament(
+    rating: float,
+    results: str | bytes | os.PathLike[str] | BinaryIO,
+    *,
+    k: int | None = None,
+    period: str | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    rule_set: str | None = None,
+    expected: Literal["table", "formula"] | None = None,
+    cap_400: Literal["auto", "always", "never"] = "auto",
+    rule_700: bool | None = None,
+    rounding: Literal["period", "game", "none"] | None = None,
+) -> TournamentResult:
+    """One player's event, as ``elo-batch tournament`` shows it: each game's K x (score - expected), their
+    sum rounded once, the performance rating.
+
+    Args:
+        rating: The player's rating before the event.
+        results: Lines ``opponent_rating | result``: as text, as bytes (decoded as every input is), a
+            file's path, or a binary stream (standard input; refused when it is a terminal).
+        k: The player's K (default: the rule set's fixed K, else 20).
+        period, rules, rule_set, expected, cap_400, rounding: As :func:`rate_game`.
+        rule_700: False: do not reduce K when K x n > 700.
+
+    Returns:
+        The event (:class:`elo_batch.engine.calculator.TournamentResult`).
+
+    Raises:
+        UsageError: a bad option value, ``period`` is a range, or no games to read (a terminal).
+        InputMissingError: the file cannot be read.
+        InputDataError: a line is not ``opponent_rating | result``, or the text cannot be decoded.
+    """
+    rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding, rule_700)
+    if isinstance(results, str):
+        source, text = "<results>", results
+    else:
+        if isinstance(results, bytes):
+            source, data = "<results>", results
+        elif isinstance(results, os.PathLike):
+            source = os.fspath(results)
+            try:
+                with open(source, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                raise unreadable(exc, source) from exc
+        else:
+            if results.isatty():
+                raise UsageError(
+                    "no games given",
+                    hint=f"pipe lines 'opponent_rating | result' into the command, or name a file with "
+                    f"{option('results')}.",
+                )
+            source, data = str(getattr(results, "name", "<stream>")), results.read()
+        text, _ = decode_text(data, source)
+    games = calculator.parse_results(text, source)
+    return calculator.rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))
+
+
+def _calculator_rules(
+    period: str | None,
+    rules: str,
+    rule_set: str | None,
+    expected: str | None,
+    cap_400: str,
+    rounding: str | None,
+    rule_700: bool | None = None,
+) -> RuleSet:
+    """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
+    month = period if period is not None else dt.date.today().strftime("%Y-%m")
+    config = RunConfig.from_options(
+        month, rules=rules, rule_set=rule_set, expected=expected, cap_400=cap_400, rule_700=rule_700, rounding=rounding
+    )
+    if len(config.periods) != 1:
+        raise UsageError(f"{month!r} is a range of periods", option="period", hint="give one month, YYYY-MM.")
+    return config.rules_for(config.periods[0])
+
+
+def _calculator_k(k: int | None, rules: RuleSet) -> int:
+    if k is not None:
+        return k
+    return rules.k_fixed if rules.k_rule == "fixed" and rules.k_fixed else calculator.DEFAULT_K
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an importer wrote.
+
+    Attributes:
+        lines: The importer's report, line by line (what was read, skipped, flagged).
+        written: The file written (as given, or as written: an object-store URI).
+        rows: Rows written (games, or players of a list).
+    """
+
+    lines: tuple[str, ...]
+    written: str
+    rows: int
+
+
+def import_pgn(
+    files: list[str] | tuple[str, ...], out: str, *, csv_formulas: Literal["escape", "keep"] = "escape"
+) -> Imported:
+    """PGN files (or zip archives of them) as a games file for :func:`elo_batch.run`, as ``elo-batch import
+    pgn`` writes it: FideId tags as ids, Elo tags as game ratings, forfeits marked.
+
+    Args:
+        files: PGN files or zip archives of PGN files.
+        out: The games file to write: ``.parquet`` (default) or ``.csv``, or an ``s3://`` URI.
+        csv_formulas: As :func:`elo_batch.write_period`.
+
+    Raises:
+        InputMissingError, InputDataError: a file cannot be read or holds no game.
+        OutputError: ``out`` cannot be written.
+    """
+    from elo_batch.formats.pgn import import_pgn as convert  # python-chess: imported when used (0.05 s)
+
+    report = convert(files, out, csv_formulas=csv_formulas)
+    return Imported(tuple(report.lines()), out, report.games)
+
+
+def import_trf(
+    file: str, out: str, *, period: str | None = None, csv_formulas: Literal["escape", "keep"] = "escape"
+) -> Imported:
+    """A FIDE Tournament Report File (TRF-16) as a games file, as ``elo-batch import trf`` writes it.
+
+    Args:
+        file: The TRF file.
+        out: As :func:`import_pgn`.
+        period: ``YYYY-MM`` for games whose round has no date on line 132.
+        csv_formulas: As :func:`elo_batch.write_period`.
+
+    Raises:
+        UsageError: ``period`` is not one month.
+        InputMissingError, InputDataError: the file cannot be read or is not a TRF file.
+        OutputError: ``out`` cannot be written.
+    """
+    month = None
+    if period is not None:
+        months = parse_periods(period)
+        if len(months) != 1:
+            raise UsageError(f"{period!r} is a range of periods", option="period", hint="give one month.")
+        month = months[0]
+    games, report = read_trf(file, period=month)
+    return Imported(tuple(report.lines()), write_games(games, out, csv_formulas=csv_formulas), games.height)
+
+
+def import_fide_list(
+    file: str, out: str, *, list_kind: Literal["standard", "rapid", "blitz"] | None = None
+) -> Imported:
+    """FIDE's rating list download (TXT or XML, zipped or not) as a rating list, as ``elo-batch import
+    fide-list`` writes it.
+
+    Args:
+        file: The download.
+        out: The list to write: ``.parquet`` or ``.csv`` (or ``s3://``).
+        list_kind: Which rating of a combined list (default standard); a single list's own.
+
+    Raises:
+        InputMissingError, InputDataError: the file cannot be read or is not FIDE's list.
+        OutputError: ``out`` cannot be written.
+    """
+    from elo_batch.formats.fidelist import read_fide_list
+
+    table, report = read_fide_list(file, list_kind=list_kind)
+    return Imported(tuple(report.lines()), write_games(table, out, name="list"), table.height)

@@ -1,0 +1,85 @@
+"""The layout stays as docs/architecture.md draws it: small modules that say what they own, and a CLI
+that drives the public API only."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import elo_batch
+
+PACKAGE = Path(elo_batch.__file__).resolve().parent
+MODULES = sorted(PACKAGE.rglob("*.py"))
+#: Most lines a module may have (the house style asks for about 400).
+MAX_LINES = 450
+#: What the CLI may import besides ``elo_batch``'s public names (``__all__``), its own modules, the
+#: errors and the contract's column names: module -> names, each for a reason.
+CLI_ALLOWED = {
+    "elo_batch.engine.calculator": {"Change", "SideResult"},  # rendering: the parts of a calculator's result
+    "elo_batch.sanity": {"mostly_rejected"},  # rendering: when the rejected rows are told loudly
+    "elo_batch.config": {"CHUNK_ROWS"},  # the default of --chunk-rows, shown in --help
+    "elo_batch.outputs.outlock": {"DEFAULT_TIMEOUT"},  # the default of --lock-timeout, shown in --help
+    "elo_batch.outputs.objectstore": {"local_path"},  # the chart's PNG may be a file: URL
+}
+CLI_FREE = ("elo_batch.errors", "elo_batch.columns")
+
+
+def _name(path: Path) -> str:
+    return path.relative_to(PACKAGE.parent).as_posix()
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_name)
+def test_every_module_is_small_and_says_what_it_owns(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    lines = text.count("\n")
+    assert lines <= MAX_LINES, f"{_name(path)} has {lines} lines; split it by what its parts own (at most ~400)"
+    if path.name != "__init__.py" or lines > 1:
+        docstring = ast.get_docstring(ast.parse(text))
+        assert docstring and docstring.splitlines()[0].strip(), f"{_name(path)} has no docstring saying what it owns"
+
+
+def _imports(path: Path) -> list[tuple[int, str, str]]:
+    """(line, module, name) of every elo_batch import in a file, function-level ones too."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "elo_batch":
+            found += [(node.lineno, node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, "") for alias in node.names if alias.name.split(".")[0] == "elo_batch"]
+    return found
+
+
+def cli_violations(folder: Path) -> list[str]:
+    """The imports of the CLI's modules in ``folder`` that reach past the public API."""
+    public = set(elo_batch.__all__)
+    bad = []
+    for path in sorted(folder.glob("*.py")):
+        for line, module, name in _imports(path):
+            if module.startswith("elo_batch.cli") or module in CLI_FREE:
+                ok = not name.startswith("_") or module.startswith("elo_batch.cli")
+            elif module == "elo_batch":
+                ok = name == "" or name in public or (name == "columns")
+            else:
+                ok = name in CLI_ALLOWED.get(module, set())
+            if not ok:
+                bad.append(f"{path.name}:{line}: from {module} import {name or '*'}")
+    return bad
+
+
+def test_the_cli_calls_the_public_api_only() -> None:
+    assert cli_violations(PACKAGE / "cli") == []
+
+
+def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
+    (tmp_path / "cmd.py").write_text(
+        '"""x"""\nimport elo_batch\nfrom elo_batch import rate_period\nfrom elo_batch.runner import run\n'
+        "def f():\n    from elo_batch.engine.calculator import rate_game\n    from elo_batch.errors import _resolve\n",
+        encoding="utf-8",
+    )
+    assert cli_violations(tmp_path) == [
+        "cmd.py:4: from elo_batch.runner import run",
+        "cmd.py:6: from elo_batch.engine.calculator import rate_game",
+        "cmd.py:7: from elo_batch.errors import _resolve",
+    ]
