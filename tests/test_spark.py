@@ -441,3 +441,34 @@ def test_chunk_rows_is_refused_naming_the_option(cli, tmp_path: Path) -> None:
 
     assert result.exit_code == 2 and "--chunk-rows does not apply to the Spark engine" in result.output
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "name", "message"),
+    [
+        ({"engine": "dask"}, "engine", "'dask' is not an engine"),
+        ({"spark_master": "local[2]"}, "spark_master", "spark_master is an option of the Spark engine"),
+        ({"engine": "spark", "chunk_rows": 1000}, "chunk_rows", "chunk_rows does not apply to the Spark engine"),
+    ],
+)
+def test_run_checks_the_engine_options_before_the_lock(given, name: str, message: str, tmp_path: Path) -> None:
+    """``elo_batch.run``'s ``engine`` and ``spark_master``: a usage error naming the parameter, before
+    the lock of ``out`` and the inputs (no Spark session started)."""
+    from elo_batch.errors import UsageError
+
+    with pytest.raises(UsageError, match=message) as raised:
+        elo_batch.run(SAMPLE / "us-championship-2025-games.csv", period="2025-10", out=tmp_path / "o", **given)
+
+    assert raised.value.option == name and raised.value.exit_code == 2
+    assert not (tmp_path / "o").exists()
+
+
+def test_run_on_spark_refuses_a_games_frame(tmp_path: Path) -> None:
+    """A frame in the driver's memory is not read by Spark: said, never dropped (which rated nothing)."""
+    from elo_batch.errors import UsageError
+
+    games = pl.read_csv(SAMPLE / "us-championship-2025-games.csv", infer_schema=False)
+
+    with pytest.raises(UsageError, match="engine='spark' reads game files, not a frame in memory"):
+        elo_batch.run(games, period="2025-10", out=tmp_path / "o", engine="spark")
+    assert not (tmp_path / "o").exists()

@@ -19,7 +19,7 @@ import polars as pl
 
 from elo_batch.config import PeriodBy, RunConfig
 from elo_batch.engine.period import PeriodResult
-from elo_batch.errors import InternalError
+from elo_batch.errors import InternalError, UsageError, option
 from elo_batch.inputs.readers import FrameInput, InputFile, expand_paths
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.bands import Bands
@@ -54,7 +54,18 @@ class SparkEngine:
         exclude: tuple[str, ...],
         chunk_rows: int | None = None,
     ) -> GamesInput:
-        """Read and check the game files on Spark (as :func:`elo_batch.inputs.validate.load_games`)."""
+        """Read and check the game files on Spark (as :func:`elo_batch.inputs.validate.load_games`).
+
+        Raises:
+            UsageError: a games frame (the driver's memory, not Spark's: rate it with the local engine,
+                or a Spark frame with :func:`elo_batch.spark.rate_period`).
+        """
+        if any(isinstance(path, FrameInput) for path in paths):
+            raise UsageError(
+                f"{option('engine', 'spark')} reads game files, not a frame in memory",
+                hint="give the games as paths, rate the frame with the local engine, or rate a Spark "
+                "DataFrame with elo_batch.spark.rate_period.",
+            )
         require_spark()
         files = expand_paths([path for path in paths if isinstance(path, str)], exclude=exclude)
         self._games = check_files(session(self.master), files, encoding=encoding, fractional=fractional_ratings)
