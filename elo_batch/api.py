@@ -25,6 +25,7 @@ from elo_batch.apiargs import (
     Options,
     Source,
     bands_frame,
+    callback_arg,
     check_options,
     config_of,
     engine_of,
@@ -32,6 +33,8 @@ from elo_batch.apiargs import (
     games_sources,
     given,
     list_source,
+    path_arg,
+    seconds_arg,
 )
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
@@ -63,6 +66,12 @@ class PeriodResult:
         counts: The reconciliation: ``rows_read == counted + not_counted + other_periods + rejected``.
         warnings: What the run warns about for this period (the inputs, then the rating).
         audit_rows: Rows of ``audit``.
+
+    Types: ``player_id`` and ``opponent_id`` are Int64 when the games and the list all hold integer ids
+    (Parquet files, frames), else String (a CSV file's text): join them to your own tables on that
+    type. ``game_id`` is Int64 when every games input that has one holds integers. Ratings, changes
+    and K are Int64 rating points (``rounding="none"``: Decimal with 2 places); ``score`` and
+    ``expected_score`` Float64 points (a win 1.0); ``date`` a Date.
     """
 
     period: str
@@ -190,13 +199,19 @@ def write_period(
         Table name (and ``manifest``) -> written file (Delta: the table's folder).
 
     Raises:
+        TypeError: ``result`` is not a :class:`PeriodResult`, or ``out`` not a path.
         UsageError: ``format`` is not parquet or csv, ``csv_formulas`` not escape or keep, ``table_format``
-            not parquet or delta (delta needs parquet, a local folder and the deltalake package).
+            not parquet or delta (delta needs parquet, a local folder and the deltalake package); ``out``
+            is empty.
         OutputError: ``out`` cannot be written (the period's previous outputs are kept), or holds tables of
             the other ``table_format``.
     """
+    if not isinstance(result, PeriodResult):
+        raise TypeError(
+            f"result must be a PeriodResult of rate_period() or rate_periods(), not {type(result).__name__}"
+        )
+    target = path_arg(out, "out")
     _check_output(format, csv_formulas)
-    target = os.fspath(out)
     delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
         objectstore.check_available(target)
@@ -238,10 +253,11 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
         ``out`` as a Path.
 
     Raises:
-        UsageError: ``out`` is an object-store URI.
+        TypeError: ``out`` is not a path.
+        UsageError: ``out`` is an object-store URI, or empty.
         OutputError: ``out`` cannot be created, locked or recovered.
     """
-    target = os.fspath(out)
+    target = path_arg(out, "out")
     if objectstore.is_object_store(target):
         raise UsageError(f"{target!r} is an object store: it has no lock", option="out", hint="give a local folder.")
     with atomic.locked_output(Path(target)) as root:
@@ -275,6 +291,7 @@ def validate(
         As :func:`rate_period`, except StrictRejectError.
     """
     check_options("validate", options, tuple(name for name in OPTIONS if name != "strict"))
+    callback_arg(on_progress, "on_progress")
     check_encoding(options.get("encoding"))
     config = config_of(period, rules, options)
     return runner.validate(
@@ -340,10 +357,17 @@ def run(
 
     Raises:
         As :func:`rate_periods` and :func:`write_period`; OutputError also when another writer held the
-        lock of ``out`` for longer than ``lock_timeout``; UsageError for an engine's option without
-        that engine, or pyspark missing with ``engine="spark"``.
+        lock of ``out`` for longer than ``lock_timeout``; UsageError when ``lock_timeout`` is not a number
+        of seconds of at least 0, for an engine's option without that engine, or pyspark missing with
+        ``engine="spark"``; TypeError when ``duckdb`` is not a path or a callback not callable (checked
+        before anything is read or written).
     """
     check_options("run", options, OPTIONS)
+    target = path_arg(out, "out")
+    database = path_arg(duckdb, "duckdb") if duckdb is not None else None
+    for callback, name in ((on_period, "on_period"), (on_progress, "on_progress"), (on_lock_wait, "on_lock_wait")):
+        callback_arg(callback, name)
+    timeout = seconds_arg(lock_timeout, "lock_timeout")
     _check_output(format, csv_formulas)
     check_encoding(options.get("encoding"))
     if isinstance(options.get("bands"), pl.DataFrame):
@@ -354,14 +378,14 @@ def run(
         games_sources(games, options.get("source_name")),
         config=config,
         ratings_path=list_source(ratings),
-        out=os.fspath(out),
+        out=target,
         fmt=format,
         encoding=options.get("encoding"),
         on_period=on_period,
         on_progress=on_progress,
-        duckdb_path=os.fspath(duckdb) if duckdb is not None else None,
+        duckdb_path=database,
         csv_formulas=csv_formulas,
-        lock_timeout=lock_timeout,
+        lock_timeout=timeout,
         on_lock_wait=on_lock_wait,
         events_path=events_source(options.get("events")),
         table_format=table_format,

@@ -96,6 +96,59 @@ def check_options(function: str, options: Mapping[str, object], allowed: tuple[s
         )
 
 
+def path_arg(value: object, parameter: str) -> str:
+    """``value``, a path given as ``parameter``, as text.
+
+    Raises:
+        TypeError: not a str or os.PathLike (None, a number: ``open()`` would take an int for a file
+            descriptor).
+        UsageError: an empty path (it would name the current folder).
+    """
+    path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
+    if not isinstance(path, str):
+        raise TypeError(f"{parameter} must be a path (a str or Path), not {type(value).__name__}")
+    if not path.strip():
+        raise UsageError("an empty path", option=parameter, hint="give a file or folder path.")
+    return path
+
+
+def callback_arg(value: object, parameter: str) -> None:
+    """Refuse a callback that cannot be called, before anything is read or written.
+
+    Raises:
+        TypeError: ``value`` is neither None nor callable.
+    """
+    if value is not None and not callable(value):
+        raise TypeError(f"{parameter} must be a function or None, not {type(value).__name__}")
+
+
+def seconds_arg(value: object, parameter: str) -> float:
+    """``value``, a number of seconds of at least 0 given as ``parameter``.
+
+    Raises:
+        UsageError: not a number (a bool is not one), negative or NaN.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise UsageError(
+            f"{value!r} is not a number of seconds", option=parameter, hint="give a number of seconds of at least 0."
+        )
+    return float(value)
+
+
+def choice_arg(value: object, parameter: str, choices: tuple[str, ...]) -> None:
+    """Refuse a value of ``parameter`` that is not one of ``choices``.
+
+    Raises:
+        UsageError: ``value`` is not one of ``choices``.
+    """
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(
+            f"{value!r} is not one of {', '.join(map(repr, choices))}",
+            option=parameter,
+            hint=f"use one of {', '.join(choices)}.",
+        )
+
+
 def given(periods: str, name: str) -> str:
     """``periods``, which must be given (None means "every period" to ``validate`` only)."""
     if periods is None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 from elo_batch.errors import UsageError, option
+from elo_batch.rules import bounds
 from elo_batch.rules.sets import Cap, Expected, ListKind, Rounding, RuleSet, rule_set_for
 
 #: Default of ``--chunk-rows``: 20 million game rows take about 5 GB in memory.
@@ -16,8 +17,9 @@ RulesName = Literal["fide", "elo"]
 CapChoice = Literal["auto", "always", "never"]
 #: What decides a game's rating period: its own period, else its date; or its event (B.02 7.1.3).
 PeriodBy = Literal["date", "event"]
-#: Most K a run may force (``k``): FIDE's largest is 40; 100 leaves room for other systems.
-MAX_K = 100
+#: Most K a run may force (``k``): FIDE's largest is 40; 100 leaves room for other systems (our bound,
+#: the same as a list's K: :data:`elo_batch.rules.bounds.MAX_K`).
+MAX_K = bounds.MAX_K
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,15 @@ def rejected_limit(max_rejected: int | str, rows: int) -> float:
     if isinstance(max_rejected, int):
         return max_rejected
     return float(max_rejected.rstrip("%")) * rows / 100
+
+
+def check_k(k: object, name: str = "k") -> None:
+    """Refuse a forced K (``k``, or a calculator's ``k_b``) that is not a whole number from 1 to :data:`MAX_K`.
+
+    Raises:
+        UsageError: ``k`` is not None and not such a number (a bool or a float is not), naming ``name``.
+    """
+    _whole(name, k, 1, MAX_K, optional=True)
 
 
 def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:

@@ -49,6 +49,33 @@ def _resolve(text: str, flags: Mapping[str, str] | None) -> str:
     return _OPTION.sub(one, text)
 
 
+class Text(str):
+    """A message that is not an error (a run's warning) and names options through :func:`option`.
+
+    As a ``str`` it is the library's text (``ratings``); :meth:`render` gives the CLI's (``--ratings``).
+
+    >>> note = Text(f"give the list in force with {option('ratings')}")
+    >>> note, note.render({})
+    ('give the list in force with ratings', 'give the list in force with --ratings')
+    """
+
+    _marked: str
+
+    def __new__(cls, marked: str) -> Text:
+        text = super().__new__(cls, _resolve(marked, None))
+        text._marked = marked
+        return text
+
+    def render(self, flags: Mapping[str, str] | None = None) -> str:
+        """The text with options named as flags (``flags`` as for :meth:`EloBatchError.render`)."""
+        return _resolve(self._marked, flags)
+
+
+def render_text(text: str, flags: Mapping[str, str] | None) -> str:
+    """``text`` as the CLI shows it: a :class:`Text` with its options as flags, any other text as it is."""
+    return text.render(flags) if isinstance(text, Text) else text
+
+
 class EloBatchError(Exception):
     """Base class: a failure the user can act on, with a message that says what, where and a hint.
 

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
+from elo_batch.apiargs import path_arg
 from elo_batch.config import next_period
-from elo_batch.errors import InputDataError, InputMissingError, UsageError
+from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs.tablelist import delta_periods
 from elo_batch.inputs.text import closest_hint
 from elo_batch.outputs import objectstore
@@ -45,24 +47,30 @@ class History:
     labels: tuple[str, ...]
 
 
-def rating_history(out: str, player: str) -> History:
+def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
     """The player's rating on each list an output folder produced, with the change of each period.
 
     The first point is the list in force before the first period (``rating_before``); then one point
     per period, on the list it feeds (games of October make the 1 November list).
 
     Args:
-        out: An output folder (or object-store prefix) written by ``elo-batch run``.
-        player: The ``player_id``.
+        out: An output folder (or object-store prefix) written by ``elo-batch run`` or :func:`elo_batch.run`.
+        player: The ``player_id``, compared as text (``30953499`` and ``"30953499"`` are one player).
 
     Returns:
         The player's history, ordered by list date.
 
     Raises:
+        TypeError: ``out`` is not a path, or ``player`` neither text nor an integer.
         InputMissingError: ``out`` holds no ``ratings`` partition.
-        UsageError: the player is in none of the periods.
+        UsageError: the player is in none of the periods, or ``out`` is empty.
         InputDataError: a partition cannot be read.
     """
+    out = path_arg(out, "out")
+    if isinstance(player, int) and not isinstance(player, bool):
+        player = str(player)
+    elif not isinstance(player, str):
+        raise TypeError(f"player must be a player_id as text or an integer, not {type(player).__name__}")
     frames = [
         frame.select(
             pl.col("player_id").cast(pl.String),
@@ -79,7 +87,7 @@ def rating_history(out: str, player: str) -> History:
         known = ratings["player_id"].unique().sort().to_list()
         hint = closest_hint(player, known) or f"player ids there look like {', '.join(map(repr, known[:3]))}."
         raise UsageError(
-            f"player {player!r} is in none of the {len(frames)} period(s) in {out}", column="--player", hint=hint
+            f"player {player!r} is in none of the {len(frames)} period(s) in {out}", option="player", hint=hint
         )
     points: dict[dt.date, tuple[float | None, float | None, str]] = {}
     for row in mine.iter_rows(named=True):
@@ -119,7 +127,7 @@ def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:
         raise InputMissingError(
             "no ratings partitions found",
             path=out,
-            hint="give the --out folder of `elo-batch run` (it holds ratings/period=YYYY-MM/part-0.parquet).",
+            hint=f"give the output folder ({option('out')}) of a run: it holds ratings/period=YYYY-MM/part-0.parquet.",
         )
     return [(period, _read(data, suffix, where)) for period, suffix, where, data in sorted(found)]
 

@@ -65,6 +65,12 @@ class PeriodSummary:
     """What the run reports about one period once it is rated (and, by ``run``, written).
 
     Attributes:
+        period: Month of play, ``YYYY-MM``.
+        rule_set: Name of the rules applied (``fide-2025-10``, with overrides appended).
+        counts: The reconciliation of the summary line (rows of the inputs).
+        players: Players of the new list by ``status`` (``rated``, ``new``, ``unrated``) -> count.
+        warnings: What the run warns about for this period, as the library words it (options named as
+            keywords; the CLI shows them as flags).
         outputs: Table name -> written file; empty when nothing was written (``validate``).
         bands: Players whose band went up and down (``{"up": n, "down": m}``).
     """

@@ -20,7 +20,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.engine.period import Counts, PeriodResult
-from elo_batch.errors import OutputError, StrictRejectError, option
+from elo_batch.errors import OutputError, StrictRejectError, Text, option
 from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.outputs import delta, objectstore
@@ -97,11 +97,14 @@ def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ..
     """
     counts, period, ratings = result.counts, result.period, result.ratings
     in_period = counts.counted + counts.not_counted
-    notes = []
+    notes: list[str] = []
     if not list_given and ratings.height and ratings[c.RATING_BEFORE].null_count() == ratings.height:
         notes.append(
-            f"{period}: no player has a rating: no rating list was given and the game rows carry no ratings, so "
-            "every player is unrated and no game is rated. Hint: give the list in force with --ratings."
+            Text(
+                f"{period}: no player has a rating: no rating list was given and the game rows carry no ratings, "
+                "so every player is unrated and no game is rated. Hint: give the list in force with "
+                f"{option('ratings')}."
+            )
         )
     elif counts.counted == 0 and in_period:
         notes.append(

@@ -7,11 +7,14 @@ never prints or exits.
 from __future__ import annotations
 
 import datetime as dt
+import numbers
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, Literal
 
-from elo_batch.config import RunConfig, parse_periods
+from elo_batch.apiargs import choice_arg, path_arg
+from elo_batch.config import RunConfig, check_k, parse_periods
 from elo_batch.engine import calculator
 from elo_batch.engine.calculator import GameResult, TournamentResult
 from elo_batch.errors import UsageError, option
@@ -51,13 +54,19 @@ def rate_game(
         The game (:class:`elo_batch.engine.calculator.GameResult`).
 
     Raises:
-        UsageError: a bad option value, ``period`` is a range, or ``result`` is not a score (a forfeit
-            is not rated).
+        TypeError: a rating is not a number (text, None or a bool is not one).
+        UsageError: a bad option value (``k`` and ``k_b``: whole numbers from 1 to 100), ``period`` is a
+            range, ``result`` is not a score (a forfeit is not rated), or a rating is out of range (0 to
+            3500, exclusive) or not whole (only ``rounding="none"`` keeps fractional ratings).
 
     >>> import elo_batch
     >>> elo_batch.rate_game(2000, 2000, 1, k=20, period="2025-11").change_a.rounded
     10
     """
+    _number_arg(rating_a, "rating_a")
+    _number_arg(rating_b, "rating_b")
+    check_k(k)
+    check_k(k_b, "k_b")
     rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding)
     score = None
     if result is not None:
@@ -101,10 +110,19 @@ def rate_tournament(
         The event (:class:`elo_batch.engine.calculator.TournamentResult`).
 
     Raises:
-        UsageError: a bad option value, ``period`` is a range, or no games to read (a terminal).
+        TypeError: ``rating`` is not a number, or ``results`` not text, bytes, a path or a binary stream.
+        UsageError: a bad option value (``k``: a whole number from 1 to 100), ``period`` is a range,
+            ``rating`` is out of range or not whole (as :func:`rate_game`), or no games to read (a terminal).
         InputMissingError: the file cannot be read.
         InputDataError: a line is not ``opponent_rating | result``, or the text cannot be decoded.
     """
+    _number_arg(rating, "rating")
+    check_k(k)
+    if not isinstance(results, str | bytes | os.PathLike) and not callable(getattr(results, "read", None)):
+        raise TypeError(
+            "results must be text, bytes, a path or a binary stream of lines 'opponent_rating | result', "
+            f"not {type(results).__name__}"
+        )
     rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding, rule_700)
     if isinstance(results, str):
         source, text = "<results>", results
@@ -150,10 +168,19 @@ def _calculator_rules(
     return config.rules_for(config.periods[0])
 
 
+def _number_arg(value: object, parameter: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{parameter} must be a number of rating points, not {type(value).__name__}")
+
+
 def _calculator_k(k: int | None, rules: RuleSet) -> int:
     if k is not None:
         return k
     return rules.k_fixed if rules.k_rule == "fixed" and rules.k_fixed else calculator.DEFAULT_K
+
+
+#: The ways an importer writes formula-like cells of a CSV file (as :func:`elo_batch.write_period`).
+CSV_FORMULAS = ("escape", "keep")
 
 
 @dataclass(frozen=True)
@@ -172,28 +199,51 @@ class Imported:
 
 
 def import_pgn(
-    files: list[str] | tuple[str, ...], out: str, *, csv_formulas: Literal["escape", "keep"] = "escape"
+    files: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    out: str | os.PathLike[str],
+    *,
+    csv_formulas: Literal["escape", "keep"] = "escape",
 ) -> Imported:
     """PGN files (or zip archives of them) as a games file for :func:`elo_batch.run`, as ``elo-batch import
     pgn`` writes it: FideId tags as ids, Elo tags as game ratings, forfeits marked.
 
     Args:
-        files: PGN files or zip archives of PGN files.
+        files: A PGN file or zip archive of PGN files, or a list of them.
         out: The games file to write: ``.parquet`` (default) or ``.csv``, or an ``s3://`` URI.
         csv_formulas: As :func:`elo_batch.write_period`.
 
+    Returns:
+        The report's lines, ``out`` and the games written.
+
     Raises:
+        TypeError: ``files`` or ``out`` is not a path (or ``files`` a list of paths).
+        UsageError: ``files`` is an empty list, a path is empty, or ``csv_formulas`` is not escape or keep.
         InputMissingError, InputDataError: a file cannot be read or holds no game.
         OutputError: ``out`` cannot be written.
     """
     from elo_batch.formats.pgn import import_pgn as convert  # python-chess: imported when used (0.05 s)
 
-    report = convert(files, out, csv_formulas=csv_formulas)
-    return Imported(tuple(report.lines()), out, report.games)
+    paths = [path_arg(files, "files")] if isinstance(files, str | os.PathLike) else _paths_arg(files, "files")
+    target = path_arg(out, "out")
+    choice_arg(csv_formulas, "csv_formulas", CSV_FORMULAS)
+    report = convert(paths, target, csv_formulas=csv_formulas)
+    return Imported(tuple(report.lines()), target, report.games)
+
+
+def _paths_arg(files: object, parameter: str) -> list[str]:
+    if not isinstance(files, list | tuple):
+        raise TypeError(f"{parameter} must be a path (a str or Path) or a list of them, not {type(files).__name__}")
+    if not files:
+        raise UsageError("no file given", option=parameter, hint="give at least one file.")
+    return [path_arg(item, parameter) for item in files]
 
 
 def import_trf(
-    file: str, out: str, *, period: str | None = None, csv_formulas: Literal["escape", "keep"] = "escape"
+    file: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    period: str | None = None,
+    csv_formulas: Literal["escape", "keep"] = "escape",
 ) -> Imported:
     """A FIDE Tournament Report File (TRF-16) as a games file, as ``elo-batch import trf`` writes it.
 
@@ -203,11 +253,17 @@ def import_trf(
         period: ``YYYY-MM`` for games whose round has no date on line 132.
         csv_formulas: As :func:`elo_batch.write_period`.
 
+    Returns:
+        The report's lines, the file written and the games written.
+
     Raises:
-        UsageError: ``period`` is not one month.
+        TypeError: ``file`` or ``out`` is not a path.
+        UsageError: ``period`` is not one month, a path is empty, or ``csv_formulas`` is not escape or keep.
         InputMissingError, InputDataError: the file cannot be read or is not a TRF file.
         OutputError: ``out`` cannot be written.
     """
+    file, out = path_arg(file, "file"), path_arg(out, "out")
+    choice_arg(csv_formulas, "csv_formulas", CSV_FORMULAS)
     month = None
     if period is not None:
         months = parse_periods(period)
@@ -219,7 +275,10 @@ def import_trf(
 
 
 def import_fide_list(
-    file: str, out: str, *, list_kind: Literal["standard", "rapid", "blitz"] | None = None
+    file: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    list_kind: Literal["standard", "rapid", "blitz"] | None = None,
 ) -> Imported:
     """FIDE's rating list download (TXT or XML, zipped or not) as a rating list, as ``elo-batch import
     fide-list`` writes it.
@@ -229,11 +288,19 @@ def import_fide_list(
         out: The list to write: ``.parquet`` or ``.csv`` (or ``s3://``).
         list_kind: Which rating of a combined list (default standard); a single list's own.
 
+    Returns:
+        The report's lines, the file written and the players written.
+
     Raises:
+        TypeError: ``file`` or ``out`` is not a path.
+        UsageError: a path is empty, or ``list_kind`` is not standard, rapid or blitz.
         InputMissingError, InputDataError: the file cannot be read or is not FIDE's list.
         OutputError: ``out`` cannot be written.
     """
     from elo_batch.formats.fidelist import read_fide_list
 
+    file, out = path_arg(file, "file"), path_arg(out, "out")
+    if list_kind is not None:
+        choice_arg(list_kind, "list_kind", ("standard", "rapid", "blitz"))
     table, report = read_fide_list(file, list_kind=list_kind)
     return Imported(tuple(report.lines()), write_games(table, out, name="list"), table.height)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from elo_batch import GameResult, RuleSet, TournamentResult
-from elo_batch.engine.calculator import Change, SideResult
+if TYPE_CHECKING:
+    from elo_batch import GameResult, RuleSet, TournamentResult
+    from elo_batch.engine.calculator import Change, SideResult
 
 
 def describe_rules(rules: RuleSet) -> str:

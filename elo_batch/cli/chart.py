@@ -9,16 +9,25 @@ from __future__ import annotations
 import math
 import re
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from elo_batch import History, rating_history
+import elo_batch
 from elo_batch.cli.guard import guard
 from elo_batch.errors import OutputError, UsageError
-from elo_batch.outputs.objectstore import local_path
+
+if TYPE_CHECKING:
+    from elo_batch import History, rating_history
 
 __all__ = ["chart_command", "plot_history", "rating_history", "write_chart"]
+
+
+def __getattr__(name: str) -> object:
+    """``rating_history``, from the public API on first use (the CLI starts without polars)."""
+    if name == "rating_history":
+        return elo_batch.rating_history
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plot_history(history: History) -> Any:
@@ -73,7 +82,9 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
     """
     if not png.lower().endswith(".png"):
         raise UsageError(f"the chart is a PNG; {png!r} does not end in .png", column="-o", hint="name it chart.png.")
-    history = rating_history(out, player)
+    from elo_batch.outputs.objectstore import local_path
+
+    history = elo_batch.rating_history(out, player)
     figure = plot_history(history)
     try:
         figure.savefig(local_path(png), format="png")

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import NoReturn
 
 import typer
-from polars.exceptions import PanicException
 
 from elo_batch.cli.options import (
     FLAGS,
@@ -63,7 +62,9 @@ def guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(141) from None
-    except (Exception, PanicException) as exc:  # a fault of elo-batch (a polars panic is a BaseException)
+    except BaseException as exc:  # a fault of elo-batch: an Exception, or a polars panic (a BaseException)
+        if not isinstance(exc, Exception) and not _polars_panic(exc):
+            raise
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         fail(
@@ -98,3 +99,10 @@ def fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
     else:
         print(f"elo-batch: error: {message}", file=sys.stderr)
     raise typer.Exit(exc.exit_code)
+
+
+def _polars_panic(exc: BaseException) -> bool:
+    """Whether ``exc`` is a polars panic; polars is not imported for it (a command that never loaded
+    polars cannot have panicked in it)."""
+    exceptions = sys.modules.get("polars.exceptions")
+    return exceptions is not None and isinstance(exc, exceptions.PanicException)

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
-from elo_batch import Counts, PeriodSummary, ValidationReport
 from elo_batch import columns as c
 from elo_batch.cli.options import (
+    FLAGS,
     LogFormat,
 )
-from elo_batch.sanity import mostly_rejected
+from elo_batch.errors import render_text
+
+if TYPE_CHECKING:
+    from elo_batch import Counts, PeriodSummary, ValidationReport
 
 
 def _reconciliation(counts: Counts, written: bool) -> str:
@@ -34,7 +38,7 @@ def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
             "reconciles": counts.reconciles(),
             "players": summary.players,
             "bands": summary.bands,
-            "warnings": list(summary.warnings),
+            "warnings": [render_text(warning, FLAGS) for warning in summary.warnings],
             "outputs": summary.outputs,
         }
         print(json.dumps(record), file=sys.stderr)
@@ -46,7 +50,7 @@ def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
         file=sys.stderr,
     )
     for warning in summary.warnings:
-        print(f"  warning: {warning}", file=sys.stderr)
+        print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
     if written:
         print(f"  written: {os.path.dirname(summary.outputs['ratings'])}", file=sys.stderr)
         _log_rejected(summary)
@@ -57,6 +61,8 @@ def _log_rejected(summary: PeriodSummary) -> None:
     counts = summary.counts
     if not counts.rejected:
         return
+    from elo_batch.sanity import mostly_rejected  # a period was rated: the engine is loaded already
+
     where = summary.outputs.get("rejected", "the rejected table")
     if mostly_rejected(counts):
         rows = counts.counted + counts.not_counted + counts.rejected
@@ -103,7 +109,7 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
             "rows_read": report.rows_read,
             "rejected": rejected,
             "usable_by_period": report.usable_by_period,
-            "warnings": list(report.warnings),
+            "warnings": [render_text(warning, FLAGS) for warning in report.warnings],
             "exit_code": code,
         }
         print(json.dumps(record), file=sys.stderr)
@@ -115,7 +121,7 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
             file=sys.stderr,
         )
         for warning in report.warnings:
-            print(f"  warning: {warning}", file=sys.stderr)
+            print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
     verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
     print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
     return code

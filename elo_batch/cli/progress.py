@@ -8,10 +8,10 @@ from __future__ import annotations
 import sys
 import threading
 from types import TracebackType
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 class ProgressBar:
@@ -68,6 +68,9 @@ class ProgressBar:
             if self._bar is not None or self._closed:
                 return
             step, done, total = self._state
+            from rich.console import Console  # only when a bar is drawn (a run longer than the delay, on a terminal)
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
             self._bar = Progress(
                 TextColumn("elo-batch: {task.description}"),
                 BarColumn(),

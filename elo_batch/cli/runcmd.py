@@ -59,7 +59,7 @@ def run_command(
     format: Annotated[FormatChoice, typer.Option("--format", help="Output file type.")] = FormatChoice.parquet,
     table_format: Annotated[
         TableFormatChoice,
-        typer.Option(help="parquet: hive folders per period; delta: Delta Lake tables (needs elo-batch[delta])."),
+        typer.Option(help="parquet: hive folders per period; delta: Delta Lake tables (needs elo-batch\\[delta])."),
     ] = TableFormatChoice.parquet,
     ratings_period: RatingsPeriodOpt = None,
     rules: RulesOpt = Rules.fide,

@@ -14,7 +14,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch.engine import expressions as engine
-from elo_batch.errors import InputDataError, UsageError
+from elo_batch.errors import InputDataError, UsageError, option
 from elo_batch.inputs.gamerules import ONE_SIDED_FORFEITS, SCORES
 from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
 from elo_batch.rules.sets import K_2024, RuleSet
@@ -307,7 +307,7 @@ def _check_ratings(rules: RuleSet, *ratings: float) -> None:
         if rules.rounding != "none" and value != int(value):
             raise UsageError(
                 f"rating {value:g} is not a whole number",
-                hint="ratings are integers; only --rounding none keeps fractional ratings.",
+                hint=f"ratings are integers; only {option('rounding', 'none')} keeps fractional ratings.",
             )
 
 

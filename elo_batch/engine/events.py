@@ -135,9 +135,13 @@ def event_groups(rows: pl.LazyFrame, plan: EventPlan) -> tuple[pl.LazyFrame, pl.
         ``event_id``, ``period``, ``__month``, ``__rows``, ``__first``, ``__last``; and the picked rows.
     """
     picked = pl.concat([plan.matches, plan.refused_events[c.EVENT_ID]])
-    groups = rows.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
-        pl.len().cast(pl.Int64).alias(ROWS), pl.col(c.DATE).min().alias(FIRST), pl.col(c.DATE).max().alias(LAST)
+    # by day first (the month's text is then made once per event and day, not once per row)
+    by_day = rows.group_by(c.EVENT_ID, c.PERIOD, c.DATE).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    groups = by_day.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
+        pl.col(ROWS).sum(), pl.col(c.DATE).min().alias(FIRST), pl.col(c.DATE).max().alias(LAST)
     )
+    if picked.len() == 0 and plan.refused_rows.height == 0:  # no event needs its rows: none are read for it
+        return groups, rows.select(MATCH_ROWS).head(0)
     wanted = pl.col(c.EVENT_ID).is_in(picked.implode()) | pl.col("row_key").is_in(
         plan.refused_rows["row_key"].implode()
     )

@@ -45,15 +45,14 @@ class Finished:
     """A finalized period.
 
     Attributes:
-        players: One row per dense index, in order: the list's columns, ``k_used`` (null when the
-            player has no rated game), ``change`` and the working columns of the new list.
+        k_used: K used by dense index, in order (null when the player has no rated game).
         ratings: The new rating list (``RATINGS_OUTPUT`` columns, then pass-through ones), by ``player_id``.
         flags: The pending sides counted for a published first rating, or ignored.
         counted_rows: Rows of the period with at least one side counted (rated, or pooled into a
             published first rating).
     """
 
-    players: pl.DataFrame
+    k_used: pl.Series
     ratings: pl.DataFrame
     flags: Flags
     counted_rows: int
@@ -70,7 +69,9 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
         bands: The band table of the new list's ``band`` (default: :func:`elo_batch.rules.bands.default_bands`).
 
     Returns:
-        The players with K and change, the new list, the first ratings' flags and the counted rows.
+        K used by player, the new list, the first ratings' flags and the counted rows. The per-player
+        columns between (the sums by player, K, the change) stay a plan, run once in morsels into the
+        new list: they are never held for the whole list at once.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3 (rated players), 8.2 and 7.1.4 (unrated players),
@@ -83,10 +84,24 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
     flags = _pending_flags(pending, pools)
     players = _players(sums.players, pending, prepared, pools, rules, period)
     if sums.by_game is not None:
-        players = _change_by_game(players, sums.by_game)
-    new_list = _finish_list(players.lazy().filter(s.OUTPUT), rules, period, bands or default_bands())
-    ratings = new_list.sort(c.PLAYER_ID).collect(engine=ENGINE)
-    return Finished(players, ratings, flags, sums.rated_rows + flags.published.len())
+        k_used = players.select(c.K_USED).collect(engine=ENGINE).to_series()
+        players = _change_by_game(players, k_used, sums.by_game)
+    new_list = _finish_list(players.filter(s.OUTPUT), rules, period, bands or default_bands())
+    # two plans over the same players, run side by side; K alone costs less than keeping every column
+    separate = pl.QueryOptFlags(comm_subplan_elim=False)
+    ratings, k_used_frame = pl.collect_all([new_list, players.select(c.K_USED)], engine=ENGINE, optimizations=separate)
+    ratings = _by_player_id(ratings, prepared.listed.height)
+    return Finished(k_used_frame.to_series(), ratings, flags, sums.rated_rows + flags.published.len())
+
+
+def _by_player_id(new_list: pl.DataFrame, listed: int) -> pl.DataFrame:
+    """The new list sorted by ``player_id``: its first ``listed`` rows (the list in force's players) are
+    in that order already (:attr:`Prepared.listed`), so only the players added after them are sorted,
+    then merged in; the list's own rows are never moved (a sort would copy every column)."""
+    if new_list.height == listed:
+        return new_list
+    added = new_list.slice(listed).sort(c.PLAYER_ID)
+    return new_list.slice(0, listed).merge_sorted(added, key=c.PLAYER_ID) if listed else added
 
 
 def k_of(
@@ -152,9 +167,9 @@ def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> Flags:
 
 def _players(
     rated: pl.DataFrame, pending: pl.DataFrame, prepared: Prepared, pools: pl.DataFrame, rules: RuleSet, period: str
-) -> pl.DataFrame:
+) -> pl.LazyFrame:
     """Per-player K after the 700 rule and the rounded change, by player index, from the sums of the
-    rated sides (``rated``, :attr:`Sums.players`) and of the pending ones.
+    rated sides (``rated``, :attr:`Sums.players`) and of the pending ones: a plan over the list.
 
     One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
     force and the unrated players with pooled games.
@@ -178,13 +193,28 @@ def _players(
         pl.coalesce(pl.col(s.W100) // 50, s.PENDING_W2).alias(s.PERF_W2),
     )
     listed = prepared.listed
-    unlisted = pl.DataFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
-    universe = pl.concat([listed, unlisted], how="diagonal_relaxed").with_row_index(s.IDX)
-    pooled = pools.select(c.PLAYER_ID).with_columns(pl.lit(True).alias(s.POOLED))
+    universe = listed.lazy()
+    if prepared.players > listed.height:
+        unlisted = pl.LazyFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
+        universe = pl.concat([universe, unlisted], how="diagonal_relaxed")
+    pooled = pools.with_columns(pl.lit(True).alias(s.POOLED))
+    pool_index = pl.concat(  # the index of each pooled player: pending sides this period, or the list's pools
+        [
+            pending.select(s.IDX, c.PLAYER_ID),
+            listed.select(pl.int_range(pl.len(), dtype=s.INDEX_TYPE).alias(s.IDX), c.PLAYER_ID, c.PENDING)
+            .filter(pl.col(c.PENDING).is_not_null())
+            .drop(c.PENDING),
+        ]
+    ).unique(s.IDX)
+    by_player = [
+        _at_index(sums, prepared.players, s.SUMS_ROW),
+        _at_index(pooled.join(pool_index, on=c.PLAYER_ID).drop(c.PLAYER_ID), prepared.players, s.POOLS_ROW),
+    ]
     players = (
-        universe.join(sums, on=s.IDX, how="left", maintain_order="left")
-        .join(pools, on=c.PLAYER_ID, how="left", maintain_order="left")
-        .join(pooled, on=c.PLAYER_ID, how="left", maintain_order="left")
+        universe.with_row_index(s.IDX)
+        .with_columns(row for row, _ in by_player if row is not None)
+        .with_columns(column for _, columns in by_player for column in columns)
+        .drop(s.SUMS_ROW, s.POOLS_ROW, strict=False)
         .with_columns(((pl.col(s.IDX) < listed.height) | pl.col(s.POOLED).fill_null(False)).alias(s.OUTPUT))
         .drop(s.POOLED)
         .with_columns(_reached_on_list(rules))
@@ -212,14 +242,29 @@ def _players(
     return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
 
 
-def _change_by_game(players: pl.DataFrame, by_game: pl.DataFrame) -> pl.DataFrame:
+def _at_index(frame: pl.DataFrame, players: int, row_name: str) -> tuple[pl.Series | None, list[pl.Expr]]:
+    """The columns of ``frame`` (at most one row per player index ``__idx``) by player index: ``players``
+    values each, null where ``frame`` has no row.
+
+    Returns the column ``row_name`` (each index's row of ``frame``) and the columns gathered from it as
+    the plan runs: never joined, never held whole (few players of a large list play in a period); no
+    row column and constant nulls when ``frame`` has no rows.
+    """
+    names = [name for name in frame.columns if name != s.IDX]
+    if frame.height == 0:
+        return None, [pl.lit(None, frame.schema[name]).alias(name) for name in names]
+    row = pl.Series(row_name, [None], s.INDEX_TYPE).extend_constant(None, players - 1)
+    row = row.scatter(frame[s.IDX], pl.int_range(frame.height, dtype=s.INDEX_TYPE, eager=True))
+    return row, [pl.lit(frame[name]).gather(pl.col(row_name)).alias(name) for name in names]
+
+
+def _change_by_game(players: pl.LazyFrame, k_used: pl.Series, by_game: pl.DataFrame) -> pl.LazyFrame:
     """``rounding="game"``: the change is the sum of each game's K x (score - PD), each rounded; the
-    rated sides come counted by player and value of score - PD (``by_game``)."""
-    k_used = pl.lit(players[c.K_USED]).gather(pl.col(s.IDX))  # gathered per row, never inside the group-by
+    rated sides come counted by player and value of score - PD (``by_game``); ``k_used``: K by index."""
+    k_of_row = pl.lit(k_used).gather(pl.col(s.IDX))  # gathered per row, never inside the group-by
     per_game = (
-        by_game.select(
-            s.IDX, (engine.round_half_away_100(k_used * pl.col(s.DEV)) * pl.col(s.COUNT)).alias(s.GAME_CHANGE)
-        )
+        by_game.lazy()
+        .select(s.IDX, (engine.round_half_away_100(k_of_row * pl.col(s.DEV)) * pl.col(s.COUNT)).alias(s.GAME_CHANGE))
         .group_by(s.IDX)
         .agg(pl.col(s.GAME_CHANGE).sum())
     )

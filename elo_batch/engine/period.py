@@ -3,8 +3,8 @@
 Inside a period nothing is sequential: every game uses the ratings in force. The period runs through the
 kernels of :mod:`elo_batch.kernels`, with the period table cut into chunks of ``SUM_ROWS`` rows:
 
-1. the pre-pass: the list in force, each player's dense index (players of the list first, in list
-   order, then players absent from it), the period table of the period's rows with the two players'
+1. the pre-pass: the list in force, each player's dense index (players of the list first, by
+   ``player_id``, then players absent from it), the period table of the period's rows with the two players'
    indices (a dense table for integer ids; text ids through 64-bit hashes checked against the ids);
 2. the map, chunk by chunk: both sides of every row rated once, then per-player partial sums of games,
    score and score - PD (exact integers), added by index;
@@ -232,7 +232,8 @@ def rate_period(
     )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
-    up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
+    moved = finished.ratings.filter(pl.col(c.RATING).ne_missing(pl.col(c.RATING_BEFORE)))  # the same band otherwise
+    up, down = moved.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
     warnings = (
         *floor_warnings,
         *prepared.warnings,

@@ -5,7 +5,7 @@ map needs nothing of the other chunks:
 
 - the list in force, and without one (or for players absent from it, in a range run without a list)
   each player's base rating: the one on their first game of the period (by date, then input order);
-- each player's dense index (players of the list first, in list order, then the others in order of
+- each player's dense index (players of the list first, by ``player_id``, then the others in order of
   first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
 - the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
   across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
@@ -42,6 +42,11 @@ Engine = Literal["in-memory", "streaming"]
 ENGINE: Final = "streaming"
 #: Most slots of the dense id -> index table of integer player ids (UInt32: 1 GB; see _look_up_integers).
 DENSE_SLOTS: Final = 1 << 28
+#: Slots of the dense table per player looked up (two per game row), at most: filling a slot costs
+#: about what a lookup saves against a join, so a table much larger than the lookups it serves costs
+#: more than it saves (a list of 1.6M ids spread over 80M values and 200k games: 320 MB for 400k
+#: lookups; a join takes a fifth of the time and none of the memory).
+DENSE_SLOTS_PER_LOOKUP: Final = 8
 
 
 @dataclass(frozen=True)
@@ -50,8 +55,9 @@ class Prepared:
 
     Attributes:
         listed: The list in force (``LIST_SCHEMA`` columns first, then pass-through columns), with the
-            players added from the games when there is no list (or for a range run without one).
-        ids: The player id of each dense index (the listed players first, in list order).
+            players added from the games when there is no list (or for a range run without one),
+            sorted by ``player_id`` (the order of the new list).
+        ids: The player id of each dense index (the listed players first, in ``listed``'s order).
         table: The period's rows in input order, columns :data:`~elo_batch.engine.schema.TABLE` and
             the players' dense indices ``__w``, ``__b`` (UInt32).
         list_rating: The rating on the list in force of each index (Float64; null: unrated or unlisted).
@@ -100,8 +106,10 @@ def prepare(
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
     listed, warnings = period_list(rating_list, rows, add_players_from_games)
+    listed = in_id_order(listed)
     in_memory = isinstance(games.rows, pl.DataFrame)
-    table, ids = period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE)
+    lookups = 2 * games.period_rows.get(period, 0)
+    table, ids = period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE, lookups)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
     events = None
@@ -160,21 +168,29 @@ def period_list(
     return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
+def in_id_order(listed: pl.DataFrame) -> pl.DataFrame:
+    """The period's list sorted by ``player_id``, as the new list is written (a no-op for a list
+    elo-batch wrote): sorted once, here, while it is narrow, so that the finalize never sorts the list
+    (:func:`elo_batch.engine.finish.finalize` relies on it)."""
+    return listed if listed[c.PLAYER_ID].is_sorted() else listed.sort(c.PLAYER_ID)
+
+
 def period_table(
-    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine, lookups: int
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
 
     Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
-    first appearance. Columns no input has (``absent``) are constants, not stored. Returns the table and
-    the player ids by index.
+    first appearance. Columns no input has (``absent``) are constants, not stored. ``lookups``: the
+    players to look up (two per row of the period), which sizes the integer lookup. Returns the table
+    and the player ids by index.
     """
     ids = listed[c.PLAYER_ID]
     kept = [name for name in s.TABLE if name not in absent]
     # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
     carried = [] if engine == "in-memory" else kept
     if rows.collect_schema()[c.WHITE_ID] == pl.Int64:  # integer ids in every game file
-        table = _look_up_integers(rows, ids, carried, engine)
+        table = _look_up_integers(rows, ids, carried, engine, lookups)
     else:
         table = _look_up_players(rows, ids, carried, engine, hashed=True)
     if table[s.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
@@ -260,11 +276,15 @@ def _look_up_players(
     )
 
 
-def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine) -> pl.DataFrame:
+def _look_up_integers(
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, lookups: int
+) -> pl.DataFrame:
     """:func:`_look_up_players` for game rows with integer ids (Int64): a listed id matches the integer
     whose decimal text it is exactly (``'123'``, never ``'0123'``), so the result is that of the ids as
     text. Looked up in a dense table (slot = id - smallest id) when the listed ids span at most
-    :data:`DENSE_SLOTS` values, else by an integer join.
+    :data:`DENSE_SLOTS` values and at most :data:`DENSE_SLOTS_PER_LOOKUP` per lookup (``lookups``: the
+    players to look up) or per listed id; else, for a list of integer ids sorted (as :func:`prepare`
+    sorts it), by a binary search of the ids; else by an integer join.
     """
     number = ids
     if ids.dtype != pl.Int64:  # text ids: those that are the decimal text of an integer
@@ -273,7 +293,7 @@ def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], en
     index = pl.DataFrame({s.ID_KEY: number}).with_row_index(s.IDX).drop_nulls(s.ID_KEY)
     low, high = index[s.ID_KEY].min(), index[s.ID_KEY].max()
     slots = 0 if low is None else int(high) - int(low) + 1  # type: ignore[arg-type]
-    if 0 < slots <= min(DENSE_SLOTS, 64 * index.height + (1 << 20)):
+    if 0 < slots <= min(DENSE_SLOTS, DENSE_SLOTS_PER_LOOKUP * max(lookups, index.height) + (1 << 20)):
         # slot -> index, and one more slot for ids out of range; no index: a sentinel (no null mask to
         # build or read: faster)
         unlisted = np.iinfo(np.uint32).max
@@ -287,6 +307,15 @@ def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], en
             return pl.when(found != unlisted).then(found)
 
         found = rows.with_columns(dense(c.WHITE_ID).alias(s.WHITE), dense(c.BLACK_ID).alias(s.BLACK))
+    elif number.dtype == ids.dtype and number.null_count() == 0 and number.is_sorted():
+        # the list's own integer ids, sorted (as the pre-pass sorts the list): an id's index is its position
+        sorted_ids = pl.lit(number)
+
+        def position(name: str) -> pl.Expr:
+            at = sorted_ids.search_sorted(pl.col(name)).clip(upper_bound=max(number.len() - 1, 0))
+            return pl.when(sorted_ids.gather(at) == pl.col(name)).then(at.cast(s.INDEX_TYPE))
+
+        found = rows.with_columns(position(c.WHITE_ID).alias(s.WHITE), position(c.BLACK_ID).alias(s.BLACK))
     else:
         keys = index.lazy()
         found = rows.join(

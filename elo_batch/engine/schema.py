@@ -159,6 +159,9 @@ EVENT_RANK: Final = "__event_rank"  # the event's rank among the player's events
 IGNORED: Final = "__ignored"  # Boolean: the event is ignored (first event scored zero)
 PERIOD_OPP: Final = "__period_opp"  # pooled games of this period: opponents' rating sum
 
+SUMS_ROW: Final = "__sums_row"  # UInt32: a player index's row of the period's sums (null: no rated side)
+POOLS_ROW: Final = "__pools_row"  # UInt32: a player index's row of the pools (null: no pool)
+
 POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
     c.PLAYER_ID: pl.String(),
     PUBLISHED: pl.Boolean(),
@@ -173,6 +176,8 @@ POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
 # --- the audit ------------------------------------------------------------------------------------
 AUDIT_ROW: Final = "__j"  # the audit row: side j % 2 of table row j // 2
 AT: Final = "__at"  # the table row of an audit row
+OWN_AT: Final = "__own_at"  # the audit row's side among the white sides then the black sides: AT + SIDE x rows
+OTHER_AT: Final = "__other_at"  # its opponent's side there: AT + (1 - SIDE) x rows
 BLACK_SCORE: Final = "__black_score100"  # Int16: black's score, hundredths
 K_AUDIT: Final = "__k"  # K used for a rated side
 

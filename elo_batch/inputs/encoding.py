@@ -52,7 +52,7 @@ def check_encoding(name: str | None) -> None:
         return
     try:
         codecs.lookup(name)
-    except LookupError:
+    except (LookupError, TypeError):  # TypeError: not text (bytes, a number)
         raise UsageError(
             f"{name!r} is not a text encoding",
             option="encoding",

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import contextlib
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
-from elo_batch.errors import InputDataError
+from elo_batch.errors import EloBatchError, InputDataError, InputMissingError
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
 
 
@@ -43,10 +44,8 @@ def frame_rows(source: FrameInput) -> int:
     frame = _as_polars(source)
     if isinstance(frame, pl.DataFrame):
         return frame.height
-    try:
+    with running(source):
         return int(frame.select(pl.len()).collect().item())
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
 
 
 def read_frame(
@@ -74,10 +73,8 @@ def read_frame(
     if lazy:
         rows = frame_rows(source)
     else:
-        try:
+        with running(source):
             table = plan.collect()
-        except pl.exceptions.PolarsError as exc:
-            raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
         rows = table.height
     info = InputFile(source.where, 0, "", rows, "frame", None, unnamed=source.name is None, header=header)
     return table, info
@@ -89,10 +86,8 @@ def frame_columns(
     """(the frame as polars, only the ``columns`` asked for (held names; at least one, for the number of
     rows), every column's name as the frame spells it)."""
     data = source.data
-    try:
+    with running(source):
         header = tuple(_arrow_names(data) or _as_polars(source).collect_schema().names())
-    except pl.exceptions.PolarsError as exc:
-        raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
     names = held_names(header, source.where)
     wanted = None if columns is None else [o for o, n in zip(header, names, strict=True) if n in columns] or header[:1]
     if wanted is not None and list(wanted) != list(header):
@@ -100,6 +95,40 @@ def frame_columns(
             return _as_polars(FrameInput(data.select(list(wanted)), source.name, source.label)), header
         return _as_polars(source).select(wanted), header
     return _as_polars(source), header
+
+
+@contextlib.contextmanager
+def running(source: FrameInput) -> Iterator[None]:
+    """Where the caller's plan runs (a LazyFrame is collected, or its schema resolved): whatever it
+    raises becomes an error naming the frame, the caller's exception chained as its cause.
+
+    Raises:
+        InputMissingError: the plan reads a file that is missing or unreadable (``pl.scan_csv`` of a
+            removed file).
+        InputDataError: the plan fails otherwise (a failing cast, an exception in a Python function
+            it maps, a polars panic).
+    """
+    try:
+        yield
+    except EloBatchError:
+        raise
+    except OSError as exc:
+        raise InputMissingError(
+            f"the frame cannot be read: its plan reads a file that cannot be read ({_first_line(exc)})",
+            path=source.where,
+            hint="check the files the LazyFrame scans.",
+        ) from exc
+    except (Exception, pl.exceptions.PanicException) as exc:  # the caller's own code runs in its plan
+        raise InputDataError(
+            f"the frame cannot be read: its plan fails ({type(exc).__name__}: {_first_line(exc)})",
+            path=source.where,
+            hint="collect() the frame to see where; the cause is chained to this error.",
+        ) from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else "no message"
 
 
 def _arrow_names(data: Any) -> list[str] | None:

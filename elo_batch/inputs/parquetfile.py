@@ -65,12 +65,23 @@ def parquet_names(source: str, path: str) -> list[str]:
     """A Parquet file's column names, from its footer.
 
     Raises:
-        InputDataError: the footer cannot be read (it names ``path``).
+        InputDataError: the footer cannot be read (it names ``path``), or two columns have one name.
     """
     try:
         return list(pl.read_parquet_schema(source))
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
+        held_names(_footer_names(source), path)  # a valid file that polars refuses: two columns of one name
         raise not_parquet(exc, path) from exc
+
+
+def _footer_names(source: str) -> list[str]:
+    """The column names in a Parquet file's footer as pyarrow reads them (duplicates kept), or none."""
+    import pyarrow.parquet as pq
+
+    try:
+        return list(pq.read_schema(source).names)
+    except Exception:  # damaged: the caller reports it
+        return []
 
 
 def parquet_rows(frame: pl.DataFrame, trim: bool) -> pl.DataFrame:

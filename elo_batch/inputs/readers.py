@@ -21,7 +21,7 @@ from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.encoding import check_encoding as check_encoding
 from elo_batch.inputs.encoding import decode_text as decode_text
-from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan
+from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan, running
 from elo_batch.inputs.frames import frame_rows as frame_rows
 from elo_batch.inputs.frames import read_frame as read_frame
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
@@ -160,10 +160,8 @@ def read_rows(
 
     if isinstance(source, FrameInput):
         frame, _ = frame_columns(source, None)
-        try:
+        with running(source):
             return frame_plan(frame, source, trim, rows).drop(SOURCE_FILE).collect()
-        except pl.exceptions.PolarsError as exc:
-            raise InputDataError(f"the frame cannot be read ({exc})", path=source.where) from exc
     path = source
     try:
         with open(path, "rb") as handle:

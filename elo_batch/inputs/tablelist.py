@@ -38,9 +38,9 @@ def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -
     """Refuse, before any reading, a ``ratings_period`` that cannot be used.
 
     Raises:
-        UsageError: ``ratings_period`` is not one month, or is given without ``ratings`` or with a frame
-            or several paths; a Delta ``ratings`` table with neither ``ratings_period`` nor a period to
-            rate; deltalake is missing for a Delta table.
+        UsageError: ``ratings_period`` is not one month, or is given without ``ratings`` or with a frame,
+            several paths or a file; a Delta ``ratings`` table with neither ``ratings_period`` nor a period
+            to rate; deltalake is missing for a Delta table.
     """
     if ratings_period is not None:
         if not isinstance(ratings_period, str) or not _PERIOD.fullmatch(ratings_period):
@@ -49,11 +49,13 @@ def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -
                 option="ratings_period",
                 hint="give the period of the ratings table to read, YYYY-MM.",
             )
-        if not isinstance(ratings, str):
+        if not isinstance(ratings, str) or Path(ratings).is_file():
             raise UsageError(
-                "a period of a ratings table needs the table's folder as the list",
+                "a period of a ratings table needs the table's folder as the list"
+                + (f"; {ratings} is a file" if isinstance(ratings, str) else ""),
                 option="ratings_period",
-                hint=f"give {option('ratings')} the folder of a ratings table elo-batch wrote (OUT/ratings).",
+                hint=f"give {option('ratings')} the folder of a ratings table elo-batch wrote (OUT/ratings), or "
+                f"leave out {option('ratings_period')} to read a list file.",
             )
     if isinstance(ratings, str) and deltafiles.is_table(ratings):
         _lake()
@@ -97,17 +99,36 @@ def load(
     check(ratings, ratings_period, periods)
     if not deltafiles.is_table(ratings):
         assert ratings_period is not None  # applies() holds
+        local = not objectstore.is_object_store(ratings)
         folder = (
-            f"{ratings.rstrip('/')}/period={ratings_period}"
-            if objectstore.is_object_store(ratings)
-            else str(Path(ratings) / f"period={ratings_period}")
+            str(Path(ratings) / f"period={ratings_period}")
+            if local
+            else f"{ratings.rstrip('/')}/period={ratings_period}"
         )
+        if local and not Path(folder).is_dir():
+            raise _no_period(ratings, ratings_period)
         return load_rating_list(folder, fractional_ratings=fractional_ratings, encoding=encoding)
     period = ratings_period or previous_month(periods[0])
     frame, version = read_period(ratings, period)
     name = f"{ratings} (Delta table, period {period}, version {version})"
     table, info = load_rating_list(FrameInput(frame, name, "ratings"), fractional_ratings=fractional_ratings)
     return table, dataclasses.replace(info, path=name, encoding="delta")
+
+
+def _no_period(ratings: str, period: str) -> InputMissingError:
+    """The error for a local ``ratings`` folder without the hive folder of ``period``."""
+    held = sorted(p.name.removeprefix("period=") for p in Path(ratings).glob("period=*") if p.is_dir())
+    if held:
+        return InputMissingError(
+            f"the ratings table has no period {period}",
+            path=ratings,
+            hint=f"it holds {', '.join(held)}; give {option('ratings_period')} the period whose list is in force.",
+        )
+    return InputMissingError(
+        "not a ratings table elo-batch wrote" if Path(ratings).is_dir() else "no such folder",
+        path=ratings,
+        hint=f"give {option('ratings')} the ratings folder of an output (OUT/ratings, with period=YYYY-MM folders).",
+    )
 
 
 def read_period(path: str, period: str) -> tuple[pl.DataFrame, int]:

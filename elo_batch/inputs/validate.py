@@ -6,6 +6,7 @@ duplicate) or a rejected row with its file, row number, column, value and reason
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 from collections.abc import Sequence
@@ -17,6 +18,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.inputs.checkfile import check_file, raw_json
 from elo_batch.inputs.duplicates import mark_duplicates
+from elo_batch.inputs.frames import running
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA as CANONICAL_SCHEMA
 from elo_batch.inputs.gamerules import EVENT_ROW_PREFIX, GAME_COLUMNS
 from elo_batch.inputs.gamerules import EVENT_ROWS_SCHEMA as EVENT_ROWS_SCHEMA
@@ -140,7 +142,8 @@ def load_games(
             frame, info = read_table(source, encoding=encoding, trim=False, columns=GAME_COLUMNS)
         files.append(note_ignored_columns(info))  # text trimmed by the checks, where needed
         trimmed = info.encoding not in ("parquet", "frame")
-        with reading(info.path):  # a panic or a damaged page of this file: an error naming it
+        caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
+        with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
             good, bad, missing = check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
             good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
             good, attributes = split_event_rows(good)

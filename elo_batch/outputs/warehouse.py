@@ -22,7 +22,7 @@ import polars as pl
 import polars.selectors as cs
 
 from elo_batch import columns as c
-from elo_batch.errors import InternalError, OutputError, UsageError
+from elo_batch.errors import InternalError, OutputError, UsageError, option
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -32,8 +32,8 @@ def _duckdb() -> Any:
         import duckdb
     except ImportError as exc:
         raise UsageError(
-            "--duckdb needs the duckdb package",
-            column="--duckdb",
+            f"{option('duckdb')} needs the duckdb package",
+            option="duckdb",
             hint="install elo-batch with DuckDB support: pip install 'elo-batch[duckdb]'.",
         ) from exc
     return duckdb
@@ -230,9 +230,9 @@ def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> No
                 raise OutputError(
                     f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
                     f"{types[column]}; nothing of period {period} was loaded",
-                    column="--duckdb",
-                    hint="load runs of one kind into one database (--rounding none runs apart), or start a new "
-                    "database file.",
+                    option="duckdb",
+                    hint=f"load runs of one kind into one database ({option('rounding', 'none')} runs apart), or "
+                    "start a new database file.",
                 )
         _execute(connection, f"DELETE FROM {table} WHERE {quote_identifier(c.PERIOD)} = ?", [period])
         _execute(connection, f"INSERT INTO {table} BY NAME SELECT * FROM incoming")

@@ -6,9 +6,10 @@ refuses the others refuse too.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import polars as pl
+if TYPE_CHECKING:  # the checks are polars expressions, but every command reads the bounds: no polars here
+    import polars as pl
 
 #: A rating is a number of rating points with 0 < rating < MAX_RATING (FIDE's highest ever is below 2900).
 MAX_RATING: Final = 3500
@@ -24,6 +25,7 @@ LAST_BIRTH_YEAR: Final = 2100
 def rating_out_of_range(value: pl.Expr) -> pl.Expr:
     """True where a rating (rating points) is outside ``0 < rating < MAX_RATING`` (null stays null).
 
+    >>> import polars as pl
     >>> pl.select(rating_out_of_range(pl.lit(pl.Series([1.0, 3499.0, 0.0, 3500.0, None])))).to_series().to_list()
     [False, False, True, True, None]
     """

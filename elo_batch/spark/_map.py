@@ -89,7 +89,9 @@ class Context:
         """The period table of a partition's rows (in input order): every player found in the index, the
         event columns, and the upgrades once they are chosen."""
         ids = self.shipped.series("ids")
-        table, found = prepass.period_table(rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory")
+        table, found = prepass.period_table(
+            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory", lookups=2 * rows.height
+        )
         if found.len() != ids.len():
             raise InternalError(
                 f"period {self.period}: {found.len() - ids.len()} player(s) of a partition are not in the index",
@@ -316,7 +318,7 @@ def audit_of(rows: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     chunk = Chunk(0, table)
     sides = rate_chunk(chunk, shipped.series("list_rating"), ctx.rules)
     finished = Finished(
-        shipped.frame("k_used"), pl.DataFrame(), Flags(shipped.series("ignored"), shipped.series("published")), 0
+        shipped.series("k_used"), pl.DataFrame(), Flags(shipped.series("ignored"), shipped.series("published")), 0
     )
     files = rows[c.SOURCE_FILE].cast(pl.Categorical)  # as the local engine's audit has it
     if files.n_unique() <= 1:

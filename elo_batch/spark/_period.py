@@ -187,7 +187,7 @@ def _audit(
     """The period's audit as a Spark frame in input order, and as a LazyFrame that streams it from Spark."""
     shipped = _map.ship(
         **frames,
-        k_used=finished.players.select(c.K_USED),
+        k_used=finished.k_used,
         ignored=finished.flags.ignored,
         published=finished.flags.published,
     )

@@ -63,6 +63,7 @@ def prepare(
     else:  # the library's own rule, on each player's first sides (a few rows per player)
         first = first_sides(players, games.games.id_type)
         listed, warnings = prepass.period_list(rating_list, first, add_players_from_games)
+    listed = prepass.in_id_order(listed)
     id_type = listed[c.PLAYER_ID].dtype
     unlisted = (
         players.select(pl.col("__p").cast(id_type).alias(c.PLAYER_ID), "__any")
