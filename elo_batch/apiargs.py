@@ -243,3 +243,19 @@ def source_of(value: Source, parameter: str, name: str | None) -> str | list[str
         f"or a list of them), not {type(value).__name__}"
         + (" (an empty list)" if isinstance(value, list | tuple) and not value else "")
     )
+
+
+def check_output(format: str, csv_formulas: str) -> None:
+    """Refuse an output ``format`` other than parquet or csv, and ``csv_formulas`` other than escape or keep.
+
+    Raises:
+        UsageError: naming the option.
+    """
+    if format not in ("parquet", "csv"):
+        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
+        )
