@@ -26,7 +26,6 @@ if TYPE_CHECKING:
         locked_output,
         rate_period,
         rate_periods,
-        run,
         validate,
         write_period,
     )
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
         UsageError,
     )
     from elo_batch.history import History, rating_history
+    from elo_batch.job import run
     from elo_batch.rules.sets import RuleSet
     from elo_batch.runner import PeriodSummary, ValidationReport
     from elo_batch.tools import Imported, import_fide_list, import_pgn, import_trf, rate_game, rate_tournament
@@ -52,7 +52,8 @@ _HOMES = {
     name: module
     for module, names in (
         ("elo_batch.api", ("Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period")),
-        ("elo_batch.api", ("rate_periods", "run", "validate", "write_period")),
+        ("elo_batch.api", ("rate_periods", "validate", "write_period")),
+        ("elo_batch.job", ("run",)),
         ("elo_batch.engine.calculator", ("GameResult", "TournamentResult")),
         ("elo_batch.engine.period", ("Counts",)),
         ("elo_batch.errors", ("EloBatchError", "InputDataError", "InputMissingError", "InternalError")),

@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Unpack
@@ -27,13 +27,13 @@ from elo_batch.apiargs import (
     bands_frame,
     callback_arg,
     check_options,
+    check_output,
     config_of,
     events_source,
     games_sources,
     given,
     list_source,
     path_arg,
-    seconds_arg,
 )
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
@@ -42,11 +42,11 @@ from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import InputFile, check_encoding
+from elo_batch.job import run
 from elo_batch.outputs import atomic, delta, objectstore
-from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
-from elo_batch.runner import PeriodSummary, Progress, ValidationReport
+from elo_batch.runner import Progress, ValidationReport
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,13 +81,14 @@ class PeriodResult:
     counts: Counts
     warnings: tuple[str, ...]
     audit_rows: int
-    _written: _Inputs = dataclasses.field(repr=False)
+    _written: RunInputs = dataclasses.field(repr=False)
     _result: EngineResult = dataclasses.field(repr=False)
 
 
 @dataclass(frozen=True)
-class _Inputs:
-    """What a period's manifest records about the run that rated it."""
+class RunInputs:
+    """What a period's manifest records about the run that rated it (:func:`write_period` writes it; the
+    Spark engine's results carry one too)."""
 
     files: tuple[InputFile, ...]
     list_info: InputFile | None
@@ -209,7 +210,7 @@ def write_period(
             f"result must be a PeriodResult of rate_period() or rate_periods(), not {type(result).__name__}"
         )
     target = path_arg(out, "out")
-    _check_output(format, csv_formulas)
+    check_output(format, csv_formulas)
     delta.check_out(target, table_format, format)
     if objectstore.is_object_store(target):
         objectstore.check_available(target)
@@ -304,93 +305,6 @@ def validate(
     )
 
 
-def run(
-    games: Source,
-    *,
-    period: str,
-    out: str | os.PathLike[str],
-    ratings: Source | None = None,
-    rules: Literal["fide", "elo"] = "fide",
-    format: Literal["parquet", "csv"] = "parquet",
-    table_format: Literal["parquet", "delta"] = "parquet",
-    csv_formulas: Literal["escape", "keep"] = "escape",
-    duckdb: str | os.PathLike[str] | None = None,
-    lock_timeout: float = DEFAULT_TIMEOUT,
-    on_period: Callable[[PeriodSummary], None] | None = None,
-    on_progress: Progress | None = None,
-    on_lock_wait: Callable[[str], None] | None = None,
-    **options: Unpack[Options],
-) -> list[PeriodSummary]:
-    """The whole job of ``elo-batch run``: read, check, rate each period and write it, under ``out``'s lock.
-
-    For a scheduler's task (Airflow, Dagster) as for the CLI, which calls it: ``out``'s lock is taken
-    (waiting up to ``lock_timeout`` seconds for another writer) and a killed run's leftovers recovered
-    before any input is read, so a list read from ``out`` (last month's) is a committed one; every
-    input is read and checked, and the strict checks run, before anything is rated or written; then
-    each period is rated from the list the previous one produced and written atomically.
-
-    Args:
-        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here).
-        period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
-        out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
-        format, table_format, csv_formulas: As :func:`write_period`.
-        duckdb: Also load each period into this DuckDB file (tables ratings, audit, rejected),
-            committed together with the partitions.
-        lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (0: do not wait).
-        on_period: Called with each period's summary once it is written (for logs).
-        on_progress: Called before each step with (what is being done, steps done, steps in all).
-        on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
-
-    Returns:
-        One summary per period, in order.
-
-    Raises:
-        As :func:`rate_periods` and :func:`write_period`; OutputError also when another writer held the
-        lock of ``out`` for longer than ``lock_timeout``; UsageError when ``lock_timeout`` is not a number
-        of seconds of at least 0; TypeError when ``duckdb`` is not a path or a callback not callable
-        (checked before anything is read or written).
-    """
-    check_options("run", options, OPTIONS)
-    target = path_arg(out, "out")
-    database = path_arg(duckdb, "duckdb") if duckdb is not None else None
-    for callback, name in ((on_period, "on_period"), (on_progress, "on_progress"), (on_lock_wait, "on_lock_wait")):
-        callback_arg(callback, name)
-    timeout = seconds_arg(lock_timeout, "lock_timeout")
-    _check_output(format, csv_formulas)
-    check_encoding(options.get("encoding"))
-    if isinstance(options.get("bands"), pl.DataFrame):
-        raise TypeError("bands must be a path for run(); with a frame, rate with rate_periods() and write_period()")
-    config = config_of(given(period, "period"), rules, options)
-    return runner.run(
-        games_sources(games, options.get("source_name")),
-        config=config,
-        ratings_path=list_source(ratings),
-        out=target,
-        fmt=format,
-        encoding=options.get("encoding"),
-        on_period=on_period,
-        on_progress=on_progress,
-        duckdb_path=database,
-        csv_formulas=csv_formulas,
-        lock_timeout=timeout,
-        on_lock_wait=on_lock_wait,
-        events_path=events_source(options.get("events")),
-        table_format=table_format,
-        ratings_period=options.get("ratings_period"),
-    )
-
-
-def _check_output(format: str, csv_formulas: str) -> None:
-    if format not in ("parquet", "csv"):
-        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
-    if csv_formulas not in ("escape", "keep"):
-        raise UsageError(
-            f"{csv_formulas!r} is not a way to write formula-like cells",
-            option="csv_formulas",
-            hint="use escape or keep.",
-        )
-
-
 def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Options) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)
@@ -411,7 +325,7 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
     runner.check_strict(loaded, config)
     frame = bands_frame(options)
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
-    inputs = _Inputs(loaded.files, list_info, config, encoding, started)
+    inputs = RunInputs(loaded.files, list_info, config, encoding, started)
     results = rate_engine_periods(loaded, rating_list, config, bands=bands)
 
     def periods() -> Iterator[PeriodResult]:

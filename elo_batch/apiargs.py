@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
 
 import polars as pl
 
-from elo_batch.config import RunConfig
-from elo_batch.errors import UsageError
+from elo_batch.config import CHUNK_ROWS, RunConfig
+from elo_batch.errors import UsageError, option
 from elo_batch.inputs.readers import FrameInput
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
     import pyarrow as pa
+
+    from elo_batch.runinputs import Engine
 
 
 #: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
@@ -171,6 +173,36 @@ def config_of(periods: str | None, rules: str, options: Options, *, name: str = 
         raise
 
 
+def engine_of(engine: str, spark_master: str | None, options: Options) -> Engine | None:
+    """The engine of :func:`elo_batch.run`: None for ``local`` (rate here), the Spark engine on
+    ``spark_master`` for ``spark``; pyspark is looked for now, before the lock and the inputs.
+
+    Raises:
+        UsageError: an unknown engine; ``spark_master`` without the Spark engine; ``chunk_rows`` other
+            than its default with it (Spark's partitions are the chunks); pyspark not installed.
+    """
+    if engine not in ("local", "spark"):
+        raise UsageError(f"{engine!r} is not an engine", option="engine", hint="use local or spark.")
+    if engine == "local":
+        if spark_master is not None:
+            raise UsageError(
+                f"{option('spark_master')} is an option of the Spark engine",
+                option="spark_master",
+                hint=f"add {option('engine', 'spark')}, or leave {option('spark_master')} out.",
+            )
+        return None
+    if options.get("chunk_rows", CHUNK_ROWS) != CHUNK_ROWS:
+        raise UsageError(
+            f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
+            option="chunk_rows",
+            hint=f"leave {option('chunk_rows')} out with {option('engine', 'spark')}.",
+        )
+    from elo_batch.spark import SparkEngine, require_spark
+
+    require_spark()
+    return SparkEngine(spark_master)
+
+
 def bands_frame(options: Options) -> pl.DataFrame | None:
     """The band table given as a frame (a path goes through the run's config)."""
     bands = options.get("bands")
@@ -211,3 +243,19 @@ def source_of(value: Source, parameter: str, name: str | None) -> str | list[str
         f"or a list of them), not {type(value).__name__}"
         + (" (an empty list)" if isinstance(value, list | tuple) and not value else "")
     )
+
+
+def check_output(format: str, csv_formulas: str) -> None:
+    """Refuse an output ``format`` other than parquet or csv, and ``csv_formulas`` other than escape or keep.
+
+    Raises:
+        UsageError: naming the option.
+    """
+    if format not in ("parquet", "csv"):
+        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
+    if csv_formulas not in ("escape", "keep"):
+        raise UsageError(
+            f"{csv_formulas!r} is not a way to write formula-like cells",
+            option="csv_formulas",
+            hint="use escape or keep.",
+        )

@@ -5,15 +5,16 @@ Library code: raises :mod:`elo_batch.errors`, never prints or exits.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Iterator, Sequence
+from typing import Protocol, TypeVar
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import sanity
-from elo_batch.config import RunConfig
+from elo_batch.config import PeriodBy, RunConfig
 from elo_batch.engine.events import settle
+from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
@@ -21,8 +22,36 @@ from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
 from elo_batch.outputs import objectstore
+from elo_batch.rules.bands import Bands
 
 T = TypeVar("T")
+
+
+class Engine(Protocol):
+    """Where a run's games are read and its periods rated, when not here (the local engine: None): the
+    Spark engine, :class:`elo_batch.spark.SparkEngine`. Everything else (the list, the events file, the
+    checks, the writers, the lock) stays the runner's."""
+
+    def load_games(
+        self,
+        paths: Sequence[str | FrameInput],
+        *,
+        fractional_ratings: bool,
+        encoding: str | None,
+        exclude: tuple[str, ...],
+        chunk_rows: int | None,
+    ) -> GamesInput:
+        """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
+
+    def settle(
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+    ) -> GamesInput:
+        """The games' event facts, as :func:`elo_batch.engine.events.settle`."""
+
+    def rate_periods(
+        self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
+    ) -> Iterator[PeriodResult]:
+        """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
 
 
 def load_inputs(
@@ -33,6 +62,7 @@ def load_inputs(
     out: str | None = None,
     ratings_period: str | None = None,
     events: str | FrameInput | None = None,
+    engine: Engine | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
     any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
@@ -41,7 +71,7 @@ def load_inputs(
     A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
     may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
     ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
-    (:mod:`elo_batch.inputs.tablelist`).
+    (:mod:`elo_batch.inputs.tablelist`). With ``engine``, the games are read and settled there.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -60,7 +90,7 @@ def load_inputs(
     list_paths = [named] if isinstance(named, str) else list(named)
     events_path = events if isinstance(events, str) else None
     own = tuple(path for path in (*list_paths, out, events_path) if path and not objectstore.is_object_store(path))
-    games = load_games(
+    games = (engine.load_games if engine is not None else load_games)(
         games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
     )
     rating_list: pl.DataFrame | None = None
@@ -74,7 +104,8 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
-    return settle(games, table, config.period_by, events_info), rating_list, list_info
+    settled = (engine.settle if engine is not None else settle)(games, table, config.period_by, events_info)
+    return settled, rating_list, list_info
 
 
 def run_bands(config: RunConfig) -> str | None:

@@ -26,6 +26,7 @@ from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.formulas import CsvFormulas
 from elo_batch.outputs.writers import Format, check_writable
+from elo_batch.runinputs import Engine as Engine
 from elo_batch.runinputs import check_strict as check_strict
 from elo_batch.runinputs import input_warnings as input_warnings
 from elo_batch.runinputs import load_inputs as load_inputs
@@ -123,6 +124,7 @@ def run(
     table_format: str = "parquet",
     ratings_period: str | None = None,
     events_path: str | FrameInput | None = None,
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -156,6 +158,7 @@ def run(
         ratings_period: Take the list from this period of the ratings table ``ratings_path``
             (:mod:`elo_batch.inputs.tablelist`).
         events_path: The events file (one row per event_id), or None.
+        engine: Read the games and rate the periods there (the Spark engine); None: here.
 
     Returns:
         One summary per period, in order.
@@ -194,6 +197,7 @@ def run(
             hold,
             tables,
             events_path,
+            engine,
         )
 
 
@@ -211,6 +215,7 @@ def _run(
     hold: Callable[[], None],
     tables: tuple[str, str | None] = ("parquet", None),
     events_path: str | FrameInput | None = None,
+    engine: Engine | None = None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     table_format, ratings_period = tables
@@ -224,7 +229,7 @@ def _run(
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
     games, rating_list, list_info = load_inputs(
-        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path
+        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path, engine=engine
     )
     bands = load_bands(run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
@@ -234,7 +239,7 @@ def _run(
     hold()
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = rate_periods(games, rating_list, config, bands=bands)
+    results = (engine.rate_periods if engine is not None else rate_periods)(games, rating_list, config, bands=bands)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)

@@ -38,7 +38,7 @@ from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput, _split_event_rows
+from elo_batch.inputs.validate import GamesInput, split_event_rows
 from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
 
 PERIOD = "2025-11"
@@ -76,7 +76,7 @@ def games_input(frame: pl.DataFrame, *, fractional: bool, period_by: str | None 
         pl.lit("games").alias("source_file"), pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("source_row")
     )
     good, bad, absent = check_file(table, "games", fractional, trimmed=True)
-    good, attributes = _split_event_rows(good)
+    good, attributes = split_event_rows(good)
     rows, reused, period_rows = mark_duplicates(good.collect())
     info = InputFile("games", 0, "", frame.height, "utf-8", ",")
     event_rows = attributes.collect() if attributes is not None else None

@@ -83,3 +83,47 @@ def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
         "cmd.py:6: from elo_batch.engine.calculator import rate_game",
         "cmd.py:7: from elo_batch.errors import _resolve",
     ]
+
+
+def spark_violations(folder: Path) -> list[str]:
+    """Private names of the library outside ``elo_batch.spark`` that the Spark engine's modules in
+    ``folder`` import or reach through a module (``prepass._period_table``)."""
+    bad = []
+    for path in sorted(folder.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = set()  # names bound to the library's other modules and objects
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "elo_batch":
+                if node.module.startswith("elo_batch.spark"):
+                    continue
+                for alias in node.names:
+                    if alias.name.startswith("_"):
+                        bad.append(f"{path.name}:{node.lineno}: from {node.module} import {alias.name}")
+                    modules.add(alias.asname or alias.name)
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in modules
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
+                bad.append(f"{path.name}:{node.lineno}: {node.value.id}.{node.attr}")
+    return bad
+
+
+def test_the_spark_engine_uses_the_librarys_public_names_only() -> None:
+    """What the Spark engine needs of the checks and kernels is a documented function of their module."""
+    assert spark_violations(PACKAGE / "spark") == []
+
+
+def test_the_spark_check_catches_a_private_name(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(
+        '"""x"""\nfrom elo_batch.engine import prepass\nfrom elo_batch.inputs.validate import _check_file\n'
+        "from elo_batch.spark import _arrow\nprepass._period_table()\n_arrow._own()\n",
+        encoding="utf-8",
+    )
+    assert spark_violations(tmp_path) == [
+        "m.py:3: from elo_batch.inputs.validate import _check_file",
+        "m.py:5: prepass._period_table",
+    ]

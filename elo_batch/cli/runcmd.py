@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -43,6 +44,11 @@ from elo_batch.cli.options import (
 from elo_batch.cli.progress import ProgressBar
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
+
+
+class EngineChoice(StrEnum):
+    local = "local"
+    spark = "spark"
 
 
 def run_command(
@@ -91,6 +97,14 @@ def run_command(
             help="Seconds to wait while another run holds the lock of --out (0: do not wait); then exit 73.",
         ),
     ] = DEFAULT_TIMEOUT,
+    engine: Annotated[
+        EngineChoice,
+        typer.Option(help="local: rate here; spark: read and rate the games on Spark (needs elo-batch[spark])."),
+    ] = EngineChoice.local,
+    spark_master: Annotated[
+        str | None,
+        typer.Option(help="With --engine spark: the Spark master (local[2], spark://host:7077, yarn)."),
+    ] = None,
 ) -> None:
     """Rate the games of one period (or a range of periods) and write the new rating list and audit."""
 
@@ -115,6 +129,8 @@ def run_command(
                 on_period=lambda summary: log_period(summary, log_format),
                 on_progress=bar,
                 on_lock_wait=lambda holder: log_lock_wait(out, holder, lock_timeout, log_format),
+                engine=engine.value,  # type: ignore[arg-type]
+                spark_master=spark_master,
                 **options,
             )
         return 0

@@ -54,6 +54,22 @@ def seed_from_standard(
         .collect()
         .to_series()
     )
+    return seed_players(rating_list, playing, rules)
+
+
+def seed_players(
+    rating_list: pl.DataFrame | None, playing: pl.Series, rules: RuleSet
+) -> tuple[pl.DataFrame | None, list[str]]:
+    """:func:`seed_from_standard` for the players of the period given as their ids (as text): what an
+    engine calls that finds them its own way.
+
+    Args:
+        rating_list: The list in force, or None.
+        playing: The ids (text) of the players of the period's game rows.
+        rules: The period's rule set.
+    """
+    if rating_list is None or not rules.standard_seed or c.STANDARD_RATING not in rating_list.columns:
+        return rating_list, []
     seeded = (
         pl.col(c.RATING).is_null()
         & pl.col(c.STANDARD_RATING).is_not_null()

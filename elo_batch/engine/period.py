@@ -123,7 +123,7 @@ def rate_periods(
     current = rating_list
     if current is not None and current[c.PLAYER_ID].dtype == pl.Int64 and games.id_type != pl.Int64:
         current = current.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))  # ids as text, as the games give them
-    started = _start_months(games, config.periods)
+    started = start_months(games, config.periods)
     start_lists: dict[str, pl.DataFrame | None] = {}  # the lists in force of those months, once rated
     for number, period in enumerate(config.periods):
         if period in started:  # as the period rates it: a list rating under the floor is no rating (B.02 7.1.2)
@@ -142,7 +142,7 @@ def rate_periods(
         current = as_list_in_force(result.ratings)
 
 
-def _start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
+def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
     """Months of the run in which an event started that is rated in a later month of the run (by event:
     its games use the list in force of its first month)."""
     facts = games.events
@@ -226,24 +226,10 @@ def rate_period(
         rules=rules,
         period=period,
     )
-    undated = pl.col(c.PERIOD).is_null()
-    rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
-        pl.lit(period).alias(c.PERIOD)
-    )
     in_period = table.height
-    other = (
-        sum(rows for month, rows in games.period_rows.items() if month != period)
-        + games.rejected.filter(
-            (pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)) | (undated & (not reject_undated))
-        ).height
+    rejected, counts = accounting(
+        games, period, in_period=in_period, counted=finished.counted_rows, reject_undated=reject_undated
     )
-    counted = finished.counted_rows
-    counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
-    if not counts.reconciles():
-        raise InternalError(
-            f"period {period}: rows do not reconcile ({counts}); nothing was written for this period",
-            hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
-        )
     audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
     unlisted = prepared.ids.slice(prepared.listed.height)
     # the two rating columns only (a filter of the whole list would copy every column of the moved rows)
@@ -255,8 +241,8 @@ def rate_period(
         *floor_warnings,
         *prepared.warnings,
         *notes,
-        *_one_off_notes(finished.ratings, rules),
-        *_rule_notes(period, table, every_side),
+        *one_off_notes(finished.ratings, rules),
+        *eventrows.rule_notes(period, *rule_counts(table, every_side)),
     )
     events_file = games.events.source if games.events is not None else None
     return PeriodResult(
@@ -274,16 +260,52 @@ def rate_period(
     )
 
 
-def _rule_notes(period: str, table: pl.DataFrame, rated: RatedSides) -> list[str]:
-    """The warnings about the sides that event rules decided (B.02 6.1, 6.2, 8.2.4)."""
+def accounting(
+    games: GamesInput, period: str, *, in_period: int, counted: int, reject_undated: bool
+) -> tuple[pl.DataFrame, Counts]:
+    """The period's rejected rows and its counts, checked to reconcile: shared by every engine.
+
+    Args:
+        games: All checked game rows of the run (their rejected rows, rows by period, rows read).
+        period: Month of play, ``YYYY-MM``.
+        in_period: Rows of the period table (the period's rows, not rejected).
+        counted: Rows of the period with at least one side counted.
+        reject_undated: As :func:`rate_period`.
+
+    Raises:
+        InternalError: the rows do not reconcile (a bug).
+    """
+    undated = pl.col(c.PERIOD).is_null()
+    rejected = games.rejected.filter((undated & reject_undated) | (pl.col(c.PERIOD) == period)).with_columns(
+        pl.lit(period).alias(c.PERIOD)
+    )
+    other = (
+        sum(rows for month, rows in games.period_rows.items() if month != period)
+        + games.rejected.filter(
+            (pl.col(c.PERIOD).is_not_null() & (pl.col(c.PERIOD) != period)) | (undated & (not reject_undated))
+        ).height
+    )
+    counts = Counts(games.rows_read, counted, in_period - counted, other, rejected.height)
+    if not counts.reconciles():
+        raise InternalError(
+            f"period {period}: rows do not reconcile ({counts}); nothing was written for this period",
+            hint="this is a bug in elo-batch: every input row must be counted, audited or rejected; please report it.",
+        )
+    return rejected, counts
+
+
+def rule_counts(table: pl.DataFrame, rated: RatedSides) -> tuple[dict[int, int], int]:
+    """What the warnings about event rules count in rows of the period table (any run of them: the counts
+    of several runs add up): the sides by the codes the rules decided (B.02 6.1, 6.2, 8.2.4), and the
+    games rated under the 6.2 waiver (see :func:`elo_batch.engine.eventrows.rule_notes`)."""
     codes = [s.MATCH_UNRATED, s.MATCH_DECIDED, s.UNRATED_AT_START]
     sides = pl.concat([rated.white[s.CODE], rated.black[s.CODE].filter(~table[s.ONE_SIDED])])
-    by_code = dict(sides.filter(sides.is_in(codes)).value_counts().iter_rows())
+    by_code = {int(code): int(count) for code, count in sides.filter(sides.is_in(codes)).value_counts().iter_rows()}
     waived = int((table[s.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
-    return eventrows.rule_notes(period, by_code, waived)
+    return by_code, waived
 
 
-def _one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
+def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
     """What the rule set's one-time list change did (column ``adjustment``)."""
     change = rules.one_off
     if change is None:

@@ -105,12 +105,11 @@ def prepare(
         The period's list, player index and table (with the event columns).
     """
     rows = games.rows.lazy().filter(pl.col(c.PERIOD) == period)
-    listed, warnings = _period_list(rating_list, rows, add_players_from_games)
-    if not listed[c.PLAYER_ID].is_sorted():  # the new list is by player_id: sorted once, here, on the narrow list
-        listed = listed.sort(c.PLAYER_ID)
+    listed, warnings = period_list(rating_list, rows, add_players_from_games)
+    listed = in_id_order(listed)
     in_memory = isinstance(games.rows, pl.DataFrame)
     lookups = 2 * games.period_rows.get(period, 0)
-    table, ids = _period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE, lookups)
+    table, ids = period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE, lookups)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
     events = None
@@ -125,7 +124,7 @@ def prepare(
     return Prepared(listed, ids, table, list_rating, tuple(warnings), events)
 
 
-def _period_list(
+def period_list(
     rating_list: pl.DataFrame | None, rows: pl.LazyFrame, add_players_from_games: bool
 ) -> tuple[pl.DataFrame, list[str]]:
     """The list in force; without one, every player met in the games with their first game's rating."""
@@ -169,7 +168,14 @@ def _period_list(
     return pl.concat([rating_list, added], how="diagonal_relaxed"), warnings
 
 
-def _period_table(
+def in_id_order(listed: pl.DataFrame) -> pl.DataFrame:
+    """The period's list sorted by ``player_id``, as the new list is written (a no-op for a list
+    elo-batch wrote): sorted once, here, while it is narrow, so that the finalize never sorts the list
+    (:func:`elo_batch.engine.finish.finalize` relies on it)."""
+    return listed if listed[c.PLAYER_ID].is_sorted() else listed.sort(c.PLAYER_ID)
+
+
+def period_table(
     rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine, lookups: int
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).

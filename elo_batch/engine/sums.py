@@ -268,7 +268,33 @@ def reduce_sums(
             f"the chunks hold {covered} rows of a period of {rows}",
             hint="this is a bug in elo-batch: each row of the period must be in exactly one chunk; please report it.",
         )
-    sums = {name: pl.Series(name, totals[name]) for name in exact} | fold.totals()
+    return sums_of(totals, fold.totals(), pending, by_game, rated_rows, rules, players=players)
+
+
+def sums_of(
+    exact: dict[str, np.ndarray],
+    floats: dict[str, pl.Series],
+    pending: list[pl.DataFrame],
+    by_game: list[pl.DataFrame],
+    rated_rows: int,
+    rules: RuleSet,
+    *,
+    players: int,
+) -> Sums:
+    """The period's :class:`Sums` from its totals by dense player index: the end of the reduce, shared by
+    every engine that adds the partial sums its own way (the Spark engine adds them with Spark's group-by).
+
+    Args:
+        exact: Per exact sum (:func:`exact_sums`), the period's Int64 totals by dense index.
+        floats: Per floating-point sum (:func:`float_sums`), the totals by dense index (Float64), added
+            in the fixed order of the module's docstring.
+        pending: The pending sides, in parts, in any order (:func:`pending_schema` columns).
+        by_game: With ``rounding="game"``: rated sides counted by ``__idx`` and ``__dev100``, in parts.
+        rated_rows: Rows of the period with at least one rated side.
+        rules: The period's rule set.
+        players: Players of the period.
+    """
+    sums = {name: pl.Series(name, exact[name]) for name in exact_sums(rules)} | floats
     w100 = 50 * sums[s.W2]
     if rules.expected == "table":  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
         sums[s.PD_SUM] = w100 - sums[s.DEV_SUM]

@@ -43,14 +43,25 @@ def mark(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Data
     """
     if rules.cap_400 != "once-per-event":
         return table
+    return apply(table, choose(candidates(table, list_rating, rules).collect()))
+
+
+def candidates(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
+    """The sides of rows of the period table that may be their player's upgrade (any run of rows: the
+    candidates of several runs, concatenated, are those of all of them); see :func:`mark`.
+
+    Returns:
+        ``__key``, ``__idx``, ``__event``, ``rating_diff``, ``date``, ``row_key`` of each counted side with
+        D over the limit of ``rules.cap``.
+    """
     coded = replace(rules, cap_400="always")  # whether a side counts does not depend on the cap
     row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE, s.ROW_KEY, c.DATE, c.EVENT_ID]
-    candidates = []
+    found = []
     for is_white in (True, False):
         has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)
         sides = rate(table.lazy().select(*row, *side_view(is_white)), list_rating, coded)
         difference = pl.col(c.RATING) - pl.col(c.OPPONENT_RATING)
-        candidates.append(
+        found.append(
             sides.filter((pl.col(s.CODE) == s.COUNTED) & has_side & (difference > rules.cap.limit)).select(
                 s.KEY,
                 s.IDX,
@@ -60,18 +71,26 @@ def mark(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Data
                 s.ROW_KEY,
             )
         )
-    chosen = (
-        pl.concat(candidates)
-        .sort(
+    return pl.concat(found)
+
+
+def choose(found: pl.DataFrame) -> pl.Series:
+    """The side (``__key``) of each player's one upgrade per event, from all the period's
+    :func:`candidates`: the largest D, then the earliest (by date, then input order)."""
+    return (
+        found.sort(
             [s.IDX, s.EVENT, c.RATING_DIFF, c.DATE, s.ROW_KEY],
             descending=[False, False, True, False, False],
             nulls_last=True,
         )
         .unique([s.IDX, s.EVENT], keep="first", maintain_order=True)
-        .select(s.KEY)
-        .collect()
-        .to_series()
+        .get_column(s.KEY)
     )
+
+
+def apply(table: pl.DataFrame, chosen: pl.Series) -> pl.DataFrame:
+    """Rows of the period table (any run of them) with ``__w_up`` and ``__b_up``: whether the row's white
+    or black side is one of the ``chosen`` upgrades (:func:`choose`)."""
     key = 2 * pl.col(s.ROW_KEY)
     return table.with_columns(
         key.is_in(chosen.implode()).alias(s.WHITE_UP), (key + 1).is_in(chosen.implode()).alias(s.BLACK_UP)

@@ -183,7 +183,7 @@ def check_file(
         white_value.alias(c.WHITE_RATING),
         black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
-        *(  # split off by load_games (_split_event_rows)
+        *(  # split off by load_games (split_event_rows)
             [
                 *[cell.value.alias(EVENT_ROW_PREFIX + name) for name, cell in event_cells.items()],
                 few(given_period).alias(EVENT_ROW_PREFIX + c.PERIOD),

@@ -35,7 +35,7 @@ def mark_duplicates(
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
     repeated = keys.filter(keys.is_duplicated()).unique()
     candidates = plan.filter(game_id.is_not_null() & key.is_in(repeated.implode()))
-    flagged, reused = _compare_repeats(candidates.collect(engine=engine))
+    flagged, reused = compare_repeats(candidates.collect(engine=engine))
     period_rows.subtract(_by_period(flagged.filter("__conflict")))
     marked = plan.with_columns(
         pl.col("row_key").is_in(flagged.filter("duplicate")["row_key"].implode()).alias("duplicate")
@@ -47,7 +47,7 @@ def _by_period(rows: pl.DataFrame) -> dict[str, int]:
     return dict(rows.group_by(c.PERIOD).len().iter_rows())  # type: ignore[arg-type]
 
 
-def _compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+def compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``duplicate`` and ``__conflict`` of rows whose game_ids repeat, and the rejected conflicting rows."""
     content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
     has_id = pl.col(c.GAME_ID).is_not_null()

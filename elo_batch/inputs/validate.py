@@ -140,13 +140,13 @@ def load_games(
             frame, info = read_frame(source, trim=False, columns=GAME_COLUMNS)
         else:  # the game columns only: a column nobody uses is never read
             frame, info = read_table(source, encoding=encoding, trim=False, columns=GAME_COLUMNS)
-        files.append(_note_ignored_columns(info))  # text trimmed by the checks, where needed
+        files.append(note_ignored_columns(info))  # text trimmed by the checks, where needed
         trimmed = info.encoding not in ("parquet", "frame")
         caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
         with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
             good, bad, missing = check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
             good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
-            good, attributes = _split_event_rows(good)
+            good, attributes = split_event_rows(good)
             if stream:  # the rejected rows now, a pass over the file that decodes its rows
                 plans.append((good, bad))
                 streamed_bad.append(bad.collect(engine="streaming"))
@@ -199,7 +199,7 @@ def load_games(
     )
 
 
-def _split_event_rows(good: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+def split_event_rows(good: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """A file's checked rows without their event columns, and those columns (``EVENT_ROWS_SCHEMA``) of
     the rows that give any (None when the file has none)."""
     extras = [name for name in good.collect_schema().names() if name.startswith(EVENT_ROW_PREFIX)]
@@ -232,7 +232,7 @@ def _rows_to_stream(source: str | FrameInput) -> int:
     return _parquet_rows(source)
 
 
-def _note_ignored_columns(info: InputFile) -> InputFile:
+def note_ignored_columns(info: InputFile) -> InputFile:
     """``info`` with a note for each column of the file named like a column elo-batch itself writes
     from every games row (``source_file``, ``source_row``): ignored, as every column the contract does
     not name, but said, since the outputs hold elo-batch's own values under that name."""

@@ -1,0 +1,309 @@
+"""The Spark engine's public functions: Spark frames in, rated periods out as Spark frames (and as polars).
+
+The same options, rule sets, checks and kernels as :mod:`elo_batch.api`; only where the rows live and
+who adds them up differ (see :mod:`elo_batch.spark._period`). Library code: raises
+:mod:`elo_batch.errors`, never prints or exits.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Unpack
+
+import polars as pl
+
+from elo_batch import api, apiargs, runner, sanity
+from elo_batch.config import RunConfig
+from elo_batch.engine.period import Counts
+from elo_batch.errors import UsageError, option
+from elo_batch.inputs import tablelist
+from elo_batch.inputs.bandsfile import load_bands
+from elo_batch.inputs.eventsfile import load_events
+from elo_batch.inputs.ratinglist import check_pending, load_rating_list
+from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
+from elo_batch.rules.bands import Bands
+from elo_batch.rules.sets import RuleSet
+from elo_batch.spark import _arrow, _events
+from elo_batch.spark._check import SparkGames, check_games
+from elo_batch.spark._period import rate_periods as rate_spark_periods
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+#: The options of the local API that mean something here (``chunk_rows`` does not: Spark's partitions
+#: are the chunks); ``encoding`` applies to a rating list given as a CSV file.
+OPTIONS = tuple(name for name in apiargs.OPTIONS if name != "chunk_rows")
+
+
+@dataclass(frozen=True, eq=False)
+class SparkPeriodResult:
+    """One period rated on Spark: the tables ``elo-batch run`` writes for it, as Spark frames.
+
+    Attributes:
+        period: Month of play, ``YYYY-MM``.
+        rule_set: The rules applied.
+        ratings: The new rating list, one row per player (made on the driver: one row per player).
+        audit: One row per game and side considered, sorted in input order (a lazy plan: Spark sorts
+            when it is written or collected).
+        rejected: Input rows that could not be used (``source_file``, ``source_row``, column, reason).
+        counts: The reconciliation: ``rows_read == counted + not_counted + other_periods + rejected``.
+        warnings: What the run warns about for this period.
+        audit_rows: Rows of ``audit``.
+        local: The same period as :func:`elo_batch.rate_period` returns it (``ratings`` and ``rejected``
+            as polars frames, ``audit`` a LazyFrame read from Spark batch by batch): what
+            :func:`write_period` and ``elo_batch.write_period`` write.
+    """
+
+    period: str
+    rule_set: RuleSet
+    ratings: DataFrame
+    audit: DataFrame
+    rejected: DataFrame
+    counts: Counts
+    warnings: tuple[str, ...]
+    audit_rows: int
+    local: api.PeriodResult
+    _games: SparkGames = field(repr=False)
+
+    def unpersist(self) -> None:
+        """Release the games' checked rows that Spark keeps cached for the run (``MEMORY_AND_DISK``):
+        every period of a run shares them, and ``audit`` reads them (afterwards it reads the games again)."""
+        self._games.unpersist()
+
+
+def rate_period(
+    games: DataFrame,
+    *,
+    period: str,
+    ratings: DataFrame | api.Source | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    **options: Unpack[api.Options],
+) -> SparkPeriodResult:
+    """Rate one month of play on Spark: :func:`elo_batch.rate_period` for a Spark frame of games.
+
+    Args:
+        games: The games, a Spark DataFrame in either shape of the contract (two-sided ``white_id,
+            black_id, result, date`` or one-sided ``player_id, opponent_rating, result``). Its rows'
+            ``source_file`` is the file Spark read each from (``input_file_name()``), else null, or
+            ``source_name``; ``source_row`` the row's 1-based number in that file (or in the frame, in
+            partition order).
+        period: The month, ``YYYY-MM``.
+        ratings: The list in force: a Spark DataFrame (collected to the driver: one row per player), a
+            polars DataFrame or LazyFrame, a pyarrow Table, or paths; None: ratings from the game rows.
+        rules: ``fide`` or ``elo``.
+        **options: As :class:`elo_batch.api.Options`, but ``chunk_rows`` (Spark's partitions are the
+            chunks); ``events`` may be a Spark DataFrame too (collected: one row per event).
+
+    Returns:
+        The period's new list, audit and rejected rows as Spark frames, its counts and warnings.
+
+    Raises:
+        TypeError: an unknown option, or ``games`` is not a Spark DataFrame.
+        UsageError: a bad option value, ``period`` is not one month, or pyspark is not installed.
+        InputMissingError: the rating list's file is missing.
+        InputDataError: an input cannot be rated as given (StrictRejectError with ``strict``).
+    """
+    _check_options("elo_batch.spark.rate_period", options)
+    config = apiargs.config_of(apiargs.given(period, "period"), rules, options)
+    if len(config.periods) != 1:
+        raise UsageError(
+            f"{period!r} is a range of periods", option="period", hint="give one month YYYY-MM, or use rate_periods()."
+        )
+    return next(_rate(games, ratings, config, options))
+
+
+def rate_periods(
+    games: DataFrame,
+    *,
+    periods: str,
+    ratings: DataFrame | api.Source | None = None,
+    rules: Literal["fide", "elo"] = "fide",
+    **options: Unpack[api.Options],
+) -> Iterator[SparkPeriodResult]:
+    """Rate a range of months on Spark, each from the list the previous month produced
+    (:func:`elo_batch.rate_periods` for a Spark frame of games).
+
+    The games are checked by this call (Spark jobs run here; errors are raised here); each month is
+    rated when the iterator reaches it.
+
+    Args:
+        games, ratings, rules, options: As :func:`rate_period`.
+        periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
+
+    Returns:
+        One :class:`SparkPeriodResult` per month, in order.
+
+    Raises:
+        As :func:`rate_period`.
+    """
+    _check_options("elo_batch.spark.rate_periods", options)
+    return _rate(
+        games, ratings, apiargs.config_of(apiargs.given(periods, "periods"), rules, options, name="periods"), options
+    )
+
+
+def write_period(
+    result: SparkPeriodResult,
+    out: str | os.PathLike[str],
+    *,
+    format: Literal["parquet", "csv"] = "parquet",
+    csv_formulas: Literal["escape", "keep"] = "escape",
+    table_format: Literal["parquet", "delta"] = "parquet",
+) -> dict[str, str]:
+    """Write a period rated on Spark as ``elo-batch run`` does (:func:`elo_batch.write_period`, the same
+    options): the ratings and rejected rows from the driver, the audit streamed from Spark partition by
+    partition, in input order, into the one atomic commit of the period (or the Delta tables' commits).
+
+    Raises:
+        As :func:`elo_batch.write_period`.
+    """
+    return api.write_period(result.local, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
+
+
+def _check_options(function: str, options: api.Options) -> None:
+    """Refuse what the Spark engine cannot do, naming the option; then unknown options (TypeError).
+
+    Raises:
+        UsageError: ``chunk_rows`` (Spark's partitions are the chunks).
+    """
+    if "chunk_rows" in options:
+        raise UsageError(
+            f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
+            option="chunk_rows",
+            hint="leave it out; repartition the games frame to change the chunks.",
+        )
+    apiargs.check_options(function, options, OPTIONS)
+
+
+def require_spark() -> None:
+    """Refuse to go on when pyspark (or the pandas its Arrow functions need) is not installed.
+
+    Raises:
+        UsageError: what is missing, and how to install it.
+    """
+    missing = [name for name in ("pyspark", "pandas") if importlib.util.find_spec(name) is None]
+    if missing:
+        raise UsageError(
+            f"the Spark engine needs {' and '.join(missing)}, not installed here",
+            hint="pip install 'elo-batch[spark]' (pyspark 4 and Java 17 or newer).",
+        )
+
+
+def _rate(
+    games: DataFrame, ratings: DataFrame | api.Source | None, config: RunConfig, options: api.Options
+) -> Iterator[SparkPeriodResult]:
+    """Check the list, the rule sets and the games now; rate the periods as the iterator is advanced."""
+    require_spark()
+    from pyspark.sql import DataFrame as SparkFrame
+
+    if not isinstance(games, SparkFrame):
+        raise TypeError(f"games must be a Spark DataFrame, not {type(games).__name__} (use elo_batch.rate_period)")
+    started = dt.datetime.now(dt.UTC)
+    encoding = options.get("encoding")
+    source_name = options.get("source_name")
+    if source_name is not None and not isinstance(source_name, str):
+        raise TypeError(f"source_name must be text or None, not {type(source_name).__name__}")
+    check_encoding(encoding)
+    rule_sets = [config.rules_for(period) for period in config.periods]
+    fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
+    ratings_period = options.get("ratings_period")
+    tablelist.check(ratings, ratings_period, config.periods)
+    rating_list, list_info = _load_list(ratings, fractional, encoding, config, ratings_period)
+    events, events_info = _load_events(options.get("events"), encoding)
+    frame = apiargs.bands_frame(options)
+    bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
+    checked = check_games(games, source_name=source_name, fractional=fractional)
+    checked = _events.settle(checked, events, config.period_by, events_info)
+    loaded = checked.games
+    notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
+        loaded, rating_list, list_info, config
+    )
+    runner.check_strict(loaded, config)
+    inputs = api.RunInputs(loaded.files, list_info, config, encoding, started)
+    return _periods(games.sparkSession, checked, rating_list, config, notes, inputs, bands)
+
+
+def _periods(
+    spark: SparkSession,
+    checked: SparkGames,
+    rating_list: pl.DataFrame | None,
+    config: RunConfig,
+    notes: tuple[str, ...],
+    inputs: api.RunInputs,
+    bands: Bands,
+) -> Iterator[SparkPeriodResult]:
+    for done in rate_spark_periods(checked, rating_list, config, bands=bands):
+        result = done.result
+        warnings = notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None)
+        local = api.PeriodResult(
+            result.period, result.rule_set, result.ratings, result.audit, result.rejected, result.counts, warnings,
+            result.audit_rows, inputs, result,
+        )  # fmt: skip
+        yield SparkPeriodResult(
+            result.period,
+            result.rule_set,
+            _to_spark(spark, result.ratings),
+            done.audit,
+            _to_spark(spark, result.rejected),
+            result.counts,
+            warnings,
+            result.audit_rows,
+            local,
+            checked,
+        )
+
+
+def _load_list(
+    ratings: DataFrame | api.Source | None,
+    fractional: bool,
+    encoding: str | None,
+    config: RunConfig,
+    ratings_period: str | None,
+) -> tuple[pl.DataFrame | None, InputFile | None]:
+    """The list in force, read and checked on the driver as :func:`elo_batch.runner.load_inputs` reads it
+    (a Spark frame is collected: one row per player; a ratings table's period with ``ratings_period``)."""
+    if ratings is None:
+        return None, None
+    source: Any
+    if _is_spark(ratings):
+        source = FrameInput(_arrow.from_spark(ratings), None, "ratings")  # type: ignore[arg-type]
+    else:
+        source = apiargs.list_source(ratings)  # type: ignore[arg-type]
+    if isinstance(source, str) and tablelist.applies(source, ratings_period):
+        rating_list, list_info = tablelist.load(
+            source, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
+        )
+    else:
+        rating_list, list_info = load_rating_list(source, fractional_ratings=fractional, encoding=encoding)
+    if list_info is not None:
+        check_pending(rating_list, config.periods[0], list_info.path)
+    return rating_list, list_info
+
+
+def _load_events(events: object, encoding: str | None) -> tuple[pl.DataFrame | None, InputFile | None]:
+    """The events file (or frame; a Spark frame is collected), read and checked on the driver."""
+    if events is None:
+        return None, None
+    source: str | FrameInput | None
+    if _is_spark(events):
+        source = FrameInput(_arrow.from_spark(events), None, "events")  # type: ignore[arg-type]
+    else:
+        source = apiargs.events_source(events)
+    assert source is not None
+    return load_events(source, encoding=encoding)
+
+
+def _is_spark(frame: object) -> bool:
+    from pyspark.sql import DataFrame as SparkFrame
+
+    return isinstance(frame, SparkFrame)
+
+
+def _to_spark(spark: SparkSession, frame: pl.DataFrame) -> DataFrame:
+    """A frame of the driver as a Spark frame of the same columns (categorical text as text)."""
+    schema = _arrow.spark_schema(frame.schema)
+    return spark.createDataFrame(_arrow.to_arrow(frame, _arrow.arrow_schema(schema)), schema=schema)

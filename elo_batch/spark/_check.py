@@ -1,0 +1,341 @@
+"""The Spark engine's reading: a games frame checked partition by partition, numbered, repeated game_ids marked.
+
+Every row of the games frame goes through the library's own checks (:func:`elo_batch.inputs.checkfile.check_file`,
+as a file's rows do) inside ``mapInArrow``, one partition at a time; the result is one frame of checked
+rows (kind 0) and rejected rows (kind 1), cached (``MEMORY_AND_DISK``) so that every later pass reads
+the same rows even where the games frame itself would not give them again identically.
+
+Numbering and input order. ``source_file`` is the file Spark read the row from (``input_file_name()``),
+or null (a frame made in memory or by a query), or the caller's ``source_name``; ``source_row`` the row's
+1-based number in that file (or in the frame), counted in the map within each partition and completed on
+the driver with the rows of the same file in earlier partitions. Input order (``row_key``: which copy of
+a repeated game is the first, the order of the audit) is that of the files' paths, then of the rows in
+each file: as the local engine reads a folder, whatever order Spark reads the splits in (largest files
+first); without files, the order of the partitions, then of the rows in each. One small group-by, one
+broadcast join, no shuffle of the games.
+
+Repeated game_ids (a ``game_id`` used again, in any partition): Spark's own group-by finds the ids used
+more than once; rows of an id used with different content are collected to the driver and rejected by
+the library's function (:func:`elo_batch.inputs.duplicates.compare_repeats`: its messages name every row), and
+the exact repeats after the first are flagged ``duplicate`` by a join, in Spark.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import polars as pl
+import pyarrow as pa
+
+from elo_batch import columns as c
+from elo_batch.inputs.checkfile import check_file
+from elo_batch.inputs.duplicates import compare_repeats
+from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
+from elo_batch.inputs.readers import FrameInput, InputFile, read_frame
+from elo_batch.inputs.validate import GamesInput, split_event_rows
+from elo_batch.spark import _arrow
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+KIND, PART, FILE, ROWS = "__kind", "__part", "__elo_batch_file", "__rows"
+#: Kinds of rows the check's map returns: checked rows, rejected rows, rows read per file (``__rows``),
+#: checked rows per period, and the event attributes of rows (``e`` columns, ``GamesInput.event_rows``).
+GOOD, BAD, READ, BY_PERIOD, EVENT = 0, 1, 2, 3, 6
+#: The event attributes of a row as the check's map returns them (``row_key`` is made from the row's
+#: file and number on the driver).
+EVENT_COLUMNS = {"e" + name: dtype for name, dtype in EVENT_ROWS_SCHEMA.items() if name != "row_key"}
+#: Rows of one partition are numbered below this (the partition's index fills the bits above).
+PART_ROWS = 1 << 32
+_CONTENT = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
+
+
+@dataclass(frozen=True)
+class SparkGames:
+    """A run's games after the check: the rows in Spark (cached), what the driver knows of them.
+
+    Attributes:
+        rows: The checked rows (``CANONICAL_SCHEMA``, ids typed as ``games.id_type``), cached.
+        games: The run's games as the local engine's code sees them: rejected rows, rows by period,
+            the input, absent columns; its ``rows`` is empty (the rows are in Spark).
+        cached: The cached frames, to release with :meth:`unpersist`.
+    """
+
+    rows: DataFrame
+    games: GamesInput
+    cached: tuple[DataFrame, ...]
+
+    def unpersist(self) -> None:
+        """Release the cached rows (later passes over ``rows`` read the games frame again)."""
+        for frame in self.cached:
+            frame.unpersist()
+
+
+@dataclass(frozen=True)
+class _Checker:
+    """The map of the check: one partition of the games frame through the library's checks."""
+
+    where: str
+    source_name: str | None
+    fractional: bool
+    header: tuple[str, ...]
+    output: pa.Schema
+    canonical: dict[str, pl.DataType]
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        frame = _arrow.from_batches(batches)
+        if frame is None:
+            return
+        context = TaskContext.get()
+        part = context.partitionId() if context is not None else 0
+        files = frame.get_column(FILE)
+        files = pl.select(pl.when(files != "").then(files)).to_series() if files.dtype == pl.String else files
+        read_rows, _ = read_frame(FrameInput(frame.drop(FILE), self.source_name, "games"), trim=False)
+        assert isinstance(read_rows, pl.DataFrame)
+        table = read_rows.with_columns(files.cast(pl.String).alias(c.SOURCE_FILE)).with_columns(
+            pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(c.SOURCE_FILE).alias(c.SOURCE_ROW)
+        )
+        yield from _arrow.to_batches(
+            check_unit(part, table, self.where, self.fractional, self.header, self.canonical, trimmed=False),
+            self.output,
+        )
+
+
+def check_unit(
+    part: int,
+    table: pl.DataFrame,
+    where: str,
+    fractional: bool,
+    header: tuple[str, ...],
+    canonical: dict[str, pl.DataType],
+    *,
+    trimmed: bool,
+) -> pl.DataFrame:
+    """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
+    rejected rows, the rows read per file and the checked rows per period, as rows of the check's output
+    (``row_key`` numbered from ``part``)."""
+    good, bad, _ = check_file(table, where, fractional, trimmed=trimmed, header=header)
+    good, attributes = split_event_rows(good)
+    good_rows, bad_rows, *given = pl.collect_all(
+        [good, bad, *([] if attributes is None else [attributes])], engine="in-memory"
+    )
+    events = [
+        given[0]
+        .join(good_rows.select("row_key", c.SOURCE_FILE, c.SOURCE_ROW), on="row_key", how="left")
+        .select(c.SOURCE_FILE, c.SOURCE_ROW, *[pl.col(name[1:]).alias(name) for name in EVENT_COLUMNS])
+        .with_columns(pl.lit(EVENT, pl.Int8).alias(KIND))
+    ] if given else []  # fmt: skip
+    base = part * PART_ROWS
+    good_rows = good_rows.cast(canonical).with_columns(  # type: ignore[arg-type]
+        (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(KIND)
+    )
+    bad_rows = bad_rows.with_columns(
+        pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(KIND)
+    )
+    read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    return pl.concat(
+        [
+            good_rows,
+            bad_rows,
+            read.with_columns(pl.lit(READ, pl.Int8).alias(KIND)),
+            by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(KIND)),
+            *events,
+        ],
+        how="diagonal_relaxed",
+    ).with_columns(pl.lit(part, pl.Int32).alias(PART))
+
+
+def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dict[str, pl.DataType]:
+    """Columns of the check's output: the checked rows', the rejected rows', the kind, unit and counts."""
+    return {
+        **canonical,
+        **REJECTED_SCHEMA,
+        KIND: pl.Int8(),
+        PART: pl.Int32(),
+        ROWS: pl.Int64(),
+        **EVENT_COLUMNS,
+        **more,
+    }
+
+
+def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) -> SparkGames:
+    """Check every row of ``games`` (either shape of the contract), number the rows, mark repeated game_ids.
+
+    Raises:
+        InputDataError: the frame lacks the columns of both shapes, or has a column of a type that is not
+            text, a number or a date (raised on the driver, before any job).
+    """
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    where = source_name if source_name is not None else "games"
+    user = games.columns
+    empty = pl.DataFrame(_arrow.arrow_schema(games.schema).empty_table())
+    table, info = read_frame(FrameInput(empty, source_name, "games"), trim=False)
+    plan, _, absent = check_file(table, where, fractional, trimmed=False, header=info.header)
+    canonical = dict(split_event_rows(plan)[0].collect_schema())
+    if c.GAME_ID in absent:  # no game_id: of the type of the player ids (as load_games has it)
+        canonical[c.GAME_ID] = canonical[c.WHITE_ID]
+    spark_output = _arrow.spark_schema(output_schema(canonical))
+    checker = _Checker(where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical)
+    file = F.lit(source_name) if source_name is not None else F.input_file_name()
+    source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(FILE))
+    checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
+    # One job: the check runs (and is cached); the driver gets the rejected rows and the counts.
+    side = _arrow.from_spark(
+        checked.where(F.col(KIND) != GOOD).select(KIND, PART, ROWS, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS)
+    )
+    rows_read = int(side.filter(pl.col(KIND) == READ)[ROWS].sum())
+    files = (InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header),)
+    good = checked.where(F.col(KIND) == GOOD).select(*canonical, PART)
+    return finish(checked, good, side, canonical, frozenset(absent), files)
+
+
+def finish(
+    checked: DataFrame,
+    good: DataFrame,
+    side: pl.DataFrame,
+    canonical: dict[str, pl.DataType],
+    absent: frozenset[str],
+    files: tuple[InputFile, ...],
+    *,
+    by_path: bool = True,
+) -> SparkGames:
+    """The end of the check, whatever its units: the rows numbered in their files, repeated game_ids
+    marked, the rejected rows and the counts on the driver.
+
+    Args:
+        checked: The check's output, cached (the rows read it unless repeats made them cached too).
+        good: Its checked rows (``canonical`` columns and the unit).
+        side: Its other rows (rejected rows and counts), collected.
+        canonical: The types of the checked rows.
+        absent: Columns no input has.
+        files: What was read, for the manifest.
+        by_path: Input order is that of the files' paths (a frame Spark read: its units are its splits,
+            in Spark's order); else that of the units (one per file, in the order given).
+    """
+    from pyspark import StorageLevel
+
+    offsets = _offsets(side.filter(pl.col(KIND) == READ), by_path)
+    bad = (
+        side.filter(pl.col(KIND) == BAD)
+        .join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(pl.col(c.SOURCE_ROW) + pl.col("__offset"))
+        .sort(pl.col("__base") + pl.col(c.SOURCE_ROW))
+        .select(list(REJECTED_SCHEMA))
+        .cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    )
+    by_period = side.filter(pl.col(KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(ROWS).sum())
+    period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
+    numbered = _numbered(good, offsets).select(*canonical)
+    rows, reused, cached = numbered, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
+    if c.GAME_ID not in absent:
+        rows, reused = _marked(numbered, canonical)
+        if reused.height:
+            period_rows.subtract(collections.Counter(dict(reused.group_by(c.PERIOD).len().iter_rows())))
+        if rows is not numbered:  # repeats: the joins once, cached for every pass
+            rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
+            cached.append(rows)
+    rejected = bad
+    if reused.height:
+        rejected = pl.concat([bad, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+    given = side.filter(pl.col(KIND) == EVENT)
+    event_rows = None
+    if given.height:  # numbered as the rows are (see _numbered), in input order
+        event_rows = (
+            given.join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+            .select(
+                (pl.col("__base") + pl.col(c.SOURCE_ROW) + pl.col("__offset")).alias("row_key"),
+                *[pl.col(name).alias(name[1:]) for name in EVENT_COLUMNS],
+            )
+            .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
+            .sort("row_key")
+        )
+    local = GamesInput(pl.DataFrame(schema=canonical), rejected, files, dict(period_rows), absent, event_rows)
+    return SparkGames(rows, local, tuple(cached))
+
+
+def _offsets(read: pl.DataFrame, by_path: bool) -> pl.DataFrame:
+    """Per unit and file: ``__offset``, the rows of the file in earlier units, and ``__base``, what makes a
+    row's ``row_key`` from its ``source_row``: files in the order of their paths (``by_path``; rows
+    without a file last), else in the order of the units, rows in their order in the file."""
+    if by_path:
+        files = read.select(pl.col(c.SOURCE_FILE).unique().sort(nulls_last=True)).with_row_index("__rank")
+    else:
+        files = read.group_by(c.SOURCE_FILE).agg(pl.col(PART).min().alias("__rank"))
+    return (
+        read.sort(c.SOURCE_FILE, PART, nulls_last=True)
+        .join(files, on=c.SOURCE_FILE, how="left", nulls_equal=True, maintain_order="left")
+        .select(
+            PART,
+            c.SOURCE_FILE,
+            (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset"),
+            (pl.col("__rank").cast(pl.Int64) * PART_ROWS - 1).alias("__base"),
+        )
+    )
+
+
+def _numbered(good: DataFrame, offsets: pl.DataFrame) -> DataFrame:
+    """The checked rows numbered in their whole file (or frame): ``source_row`` the row's number in it (the
+    map numbered it within its unit: the rows of the same file in earlier units are added here), and
+    ``row_key`` from the file's place and the row's (see :func:`_offsets`)."""
+    from pyspark.sql import functions as F
+
+    units = offsets.group_by(PART).len()
+    as_mapped = offsets.filter(pl.col("__offset") != 0).height == 0 and units.filter(pl.col("len") > 1).height == 0
+    if as_mapped and offsets.filter(pl.col("__base") != pl.col(PART).cast(pl.Int64) * PART_ROWS - 1).height == 0:
+        return good  # each file (or the frame) in one unit, in the order of the files: numbered as mapped
+    spark = good.sparkSession
+    shifts = spark.createDataFrame(_arrow.to_arrow(offsets, _offset_schema()))
+    on = (good[PART] == shifts[PART]) & good[c.SOURCE_FILE].eqNullSafe(shifts[c.SOURCE_FILE])
+    joined = good.join(F.broadcast(shifts), on, "left")
+    row = good[c.SOURCE_ROW] + shifts["__offset"]
+    numbered = {c.SOURCE_ROW: row.alias(c.SOURCE_ROW), "row_key": (shifts["__base"] + row).alias("row_key")}
+    return joined.select(*[numbered.get(name, good[name]) for name in good.columns])
+
+
+def _offset_schema() -> pa.Schema:
+    return pa.schema(
+        [(PART, pa.int32()), (c.SOURCE_FILE, pa.string()), ("__offset", pa.int64()), ("__base", pa.int64())]
+    )
+
+
+def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFrame, pl.DataFrame]:
+    """The checked rows with exact repeats of a game_id flagged ``duplicate`` (all but the first), the rows
+    of a game_id used with different content removed; and those rows, rejected (``REJECTED_SCHEMA``)."""
+    from pyspark.sql import functions as F
+
+    repeated = (
+        good.where(F.col(c.GAME_ID).isNotNull())
+        .groupBy(c.GAME_ID)
+        .agg(
+            F.count(F.lit(1)).alias("__n"),
+            F.countDistinct(F.struct(*_CONTENT)).alias("__variants"),
+            F.min("row_key").alias("__first"),
+        )
+        .where(F.col("__n") > 1)
+        .select(c.GAME_ID, "__first", (F.col("__variants") > 1).alias("__conflict"))
+    )
+    found = _arrow.from_spark(
+        repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col("__conflict").cast("long")).alias("bad"))
+    ).row(0)
+    if not found[0]:
+        return good, pl.DataFrame(schema=REJECTED_SCHEMA)
+    reused = pl.DataFrame(schema=REJECTED_SCHEMA)
+    if found[1]:
+        conflicting = good.join(repeated.where("__conflict").select(c.GAME_ID), c.GAME_ID, "left_semi")
+        candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
+        _, reused = compare_repeats(candidates)
+    rows = (
+        good.join(repeated, c.GAME_ID, "left")
+        .where(~F.coalesce(F.col("__conflict"), F.lit(False)))
+        .withColumn("duplicate", F.coalesce(F.col("row_key") != F.col("__first"), F.lit(False)))
+        .select(*canonical)
+    )
+    return rows, reused

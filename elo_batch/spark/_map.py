@@ -1,0 +1,350 @@
+"""The Spark engine's map and reduce of a period: the engine's kernels on each partition, Spark's exact sums.
+
+What every task of a period needs travels in its function's closure (:class:`Context`: the player
+index, the list in force, the period's event facts, the chosen upgrades, as Arrow IPC bytes). The map
+(:class:`Mapper`) makes the period table of a partition's rows with the engine's own pre-pass pieces
+(:func:`~elo_batch.engine.prepass.period_table`, :func:`~elo_batch.engine.eventrows.event_columns`,
+:func:`~elo_batch.engine.upgrades.apply`), rates it with :func:`~elo_batch.engine.sides.rate_chunk` and
+sums it with :func:`~elo_batch.engine.sums.partial_sums`; it emits rows of several kinds in one frame:
+
+- ``SUMS``: exact integer sums per player (``s`` columns), added by Spark's ``groupBy().sum()`` on bigint;
+- ``PENDING``, ``BY_GAME``: the pending sides of newcomers and the rated sides counted by score - PD;
+- ``FLOAT``: the floating-point terms (logistic formula, fractional ratings) of each side, with their
+  place in the engine's fixed order (block of the period table, side, ``row_key``): Spark collects a
+  player's terms, sorts them in that order and adds them one after the other, so the float sums are the
+  local engine's bit for bit (:mod:`elo_batch.engine.sums`);
+- ``META``, ``CODES``, ``NOTE``: rows mapped, the sides the event rules decided, the rows the warning of
+  events started before the run needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from elo_batch import columns as c
+from elo_batch.engine import eventrows, prepass, upgrades
+from elo_batch.engine import schema as s
+from elo_batch.engine import sums as sums_kernel
+from elo_batch.engine.audit import audit
+from elo_batch.engine.finish import Finished, Flags
+from elo_batch.engine.period import rule_counts
+from elo_batch.engine.sides import Chunk, rate_chunk
+from elo_batch.errors import InternalError
+from elo_batch.rules.sets import RuleSet
+from elo_batch.spark import _arrow
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+KIND, ORDER = "__kind", "__order"
+SUMS, PENDING, BY_GAME, META, FLOAT, CODES, NOTE = range(7)
+META_COLUMNS = ("m_rows", "m_two_sided", "m_rated_rows", "m_waived")
+_FLOAT_PLACE = ("f_block", "f_side", "f_row_key")
+_NOTE = {"n_row_key": pl.Int64(), "n" + c.EVENT_ID: pl.String(), "n" + c.WHITE_RATING: pl.Float64(),
+         "n" + c.BLACK_RATING: pl.Float64(), "n" + s.ONE_SIDED: pl.Boolean()}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every task of a period needs: the rules, the columns, the frames shipped from the driver.
+
+    Attributes:
+        shipped: ``ids``, ``list_rating``; with events ``ev_events``, ``ev_decided``, ``ev_unstarted`` and
+            ``start_<month>``; ``chosen`` (upgrades), ``boundaries`` (of the float order's blocks); in
+            the audit also ``k_used``, ``ignored``, ``published``.
+        by_event: The period's events decide the periods (None: the run has no event facts).
+    """
+
+    shipped: _arrow.Shipped
+    rules: RuleSet
+    players: int
+    absent: frozenset[str]
+    canonical: dict[str, pl.DataType]
+    period: str
+    by_event: bool | None
+    start_months: tuple[str, ...]
+
+    def events(self) -> eventrows.PeriodEvents | None:
+        """The period's event facts, as :func:`elo_batch.engine.eventrows.period_events` made them."""
+        if self.by_event is None:
+            return None
+        has = self.shipped.frames
+        return eventrows.PeriodEvents(
+            self.period,
+            self.by_event,
+            self.shipped.frame("ev_events"),
+            self.shipped.frame("ev_decided"),
+            {month: self.shipped.series("start_" + month) for month in self.start_months},
+            (),
+            self.shipped.frame("ev_unstarted") if "ev_unstarted" in has else None,
+        )
+
+    def table(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """The period table of a partition's rows (in input order): every player found in the index, the
+        event columns, and the upgrades once they are chosen."""
+        ids = self.shipped.series("ids")
+        table, found = prepass.period_table(
+            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory", lookups=2 * rows.height
+        )
+        if found.len() != ids.len():
+            raise InternalError(
+                f"period {self.period}: {found.len() - ids.len()} player(s) of a partition are not in the index",
+                hint="this is a bug in elo-batch's Spark engine; please report it.",
+            )
+        table = eventrows.event_columns(table, self.events())
+        if "chosen" in self.shipped.frames:
+            table = upgrades.apply(table, self.shipped.series("chosen"))
+        return table
+
+    def rows(self, batches: Iterator[pa.RecordBatch]) -> pl.DataFrame | None:
+        """A partition's rows in input order (None: it has none)."""
+        frame = _arrow.from_batches(batches)
+        return None if frame is None else frame.cast(self.canonical).sort("row_key")  # type: ignore[arg-type]
+
+
+def ship(**frames: pl.DataFrame | pl.Series | None) -> _arrow.Shipped:
+    """The frames given (None left out) as the bytes a closure carries."""
+    return _arrow.Shipped.of(**{name: frame for name, frame in frames.items() if frame is not None})
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The map of the once-per-event 400-point rule: each partition's candidate upgrades."""
+
+    context: Context
+    output: pa.Schema
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = self.context.rows(batches)
+        if rows is not None:
+            table = self.context.table(rows)
+            found = upgrades.candidates(table, self.context.shipped.series("list_rating"), self.context.rules)
+            yield from _arrow.to_batches(found.collect(), self.output)
+
+
+@dataclass(frozen=True)
+class Mapper:
+    """The map of a period: one partition's rows rated and summed by player (see the module's docstring)."""
+
+    context: Context
+    output: pa.Schema
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = self.context.rows(batches)
+        if rows is None:
+            return
+        ctx, rules = self.context, self.context.rules
+        chunk = Chunk(0, ctx.table(rows))
+        sides = rate_chunk(chunk, ctx.shipped.series("list_rating"), rules)
+        partial = sums_kernel.partial_sums(chunk, sides, rules, ctx.players)
+        index = np.flatnonzero(partial.exact[s.N])
+        sums: dict[str, np.ndarray] = {"s" + s.IDX: index}
+        sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
+        table = chunk.rows
+        by_code, waived = rule_counts(table, sides)
+        frames = [
+            pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(KIND)),
+            partial.pending.select(pl.all().name.prefix("p"), pl.lit(PENDING, pl.Int8).alias(KIND)),
+            pl.DataFrame(
+                {
+                    "m_rows": [table.height],
+                    "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
+                    "m_rated_rows": [partial.rated_rows],
+                    "m_waived": [waived],
+                    KIND: pl.Series([META], dtype=pl.Int8),
+                }
+            ),
+            pl.DataFrame(
+                {"c_code": list(by_code), "c_count": list(by_code.values())},
+                schema={"c_code": pl.Int64, "c_count": pl.Int64},
+            ).with_columns(pl.lit(CODES, pl.Int8).alias(KIND)),
+        ]
+        if partial.floats is not None:
+            frames.append(_float_terms(partial.floats, table, ctx.shipped.series("boundaries")))
+        if partial.by_game is not None:
+            frames.append(partial.by_game.select(pl.all().name.prefix("g"), pl.lit(BY_GAME, pl.Int8).alias(KIND)))
+        unstarted = ctx.events()
+        if unstarted is not None and unstarted.unstarted is not None and unstarted.unstarted.height:
+            noted = table.filter(pl.col(c.EVENT_ID).is_in(unstarted.unstarted[c.EVENT_ID].implode()))
+            frames.append(
+                noted.select(
+                    pl.col(s.ROW_KEY).alias("n_row_key"),
+                    *(
+                        pl.col(name).alias("n" + name)
+                        for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)
+                    ),
+                    pl.lit(NOTE, pl.Int8).alias(KIND),
+                )
+            )
+        yield from _arrow.to_batches(pl.concat(frames, how="diagonal_relaxed"), self.output)
+
+
+def _float_terms(floats: sums_kernel.FloatTerms, table: pl.DataFrame, boundaries: pl.Series) -> pl.DataFrame:
+    """The partition's floating-point terms (0 terms left out: adding 0.0 changes no sum), each with its
+    place in the fixed order: the block of the period table its row is in (the row keys where blocks
+    start are ``boundaries``), the side, the row's key."""
+    keys = table[s.ROW_KEY]
+    block = boundaries.search_sorted(keys, side="right").cast(pl.Int64)
+    parts = []
+    for side in (0, 1):
+        values = {"f" + name: terms[side] for name, terms in floats.values.items()}
+        part = pl.DataFrame(
+            {"f" + s.IDX: floats.index[side].astype(np.int64), "f_block": block, "f_row_key": keys, **values}
+        ).with_columns(pl.lit(side, pl.Int8).alias("f_side"))
+        parts.append(part.filter(pl.any_horizontal(pl.col(list(values)) != 0)))
+    return pl.concat(parts).with_columns(pl.lit(FLOAT, pl.Int8).alias(KIND))
+
+
+def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
+    """Columns of the map's output: the kind of each row, then each kind's columns under its prefix."""
+    exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
+    dev = pl.Float64() if rules.expected == "formula" else pl.Int64()
+    return {
+        KIND: pl.Int8(),
+        "s" + s.IDX: pl.Int64(),
+        **{"s" + name: pl.Int64() for name in exact},
+        **{"p" + name: dtype for name, dtype in sums_kernel.pending_schema(rules).items()},
+        **({"g" + s.IDX: pl.Int64(), "g" + s.DEV: dev, "g" + s.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
+        **dict.fromkeys(META_COLUMNS, pl.Int64()),
+        "c_code": pl.Int64(),
+        "c_count": pl.Int64(),
+        **(
+            {"f" + s.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
+            if floating
+            else {}
+        ),
+        **{"f" + name: pl.Float64() for name in floating},
+        **_NOTE,
+    }
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """The reduce's result on the driver: the engine's sums, and what the map counted."""
+
+    sums: sums_kernel.Sums
+    rows: int
+    two_sided: int
+    by_code: dict[int, int]
+    waived: int
+    noted: pl.DataFrame
+
+
+def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
+    """The reduce: the partitions' rows added by player with Spark's group-by (one job for every kind),
+    made into the engine's :class:`~elo_batch.engine.sums.Sums` on the driver
+    (:func:`~elo_batch.engine.sums.sums_of`)."""
+    from pyspark.sql import functions as F
+
+    exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
+    game = ["g" + s.IDX, "g" + s.DEV] if rules.rounding == "game" else []
+    keys = [KIND, "s" + s.IDX, "p" + s.KEY, *game, "c_code", "n_row_key", *(["f" + s.IDX] if floating else [])]
+    added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + s.COUNT] if game else [])
+    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != s.KEY] + [
+        n for n in _NOTE if n != "n_row_key"
+    ]
+    terms = F.struct(*_FLOAT_PLACE, *["f" + n for n in floating])
+    ordered = [F.array_sort(F.collect_list(F.when(F.col(KIND) == FLOAT, terms))).alias("__terms")] if floating else []
+    whole = mapped.groupBy(*keys).agg(
+        *[F.sum(name).alias(name) for name in added], *[F.first(name).alias(name) for name in carried], *ordered
+    )
+    if floating:  # each player's terms added one after the other, in the engine's order (IEEE doubles)
+        whole = whole.select(
+            *[name for name in whole.columns if name != "__terms"],
+            *[F.aggregate("__terms", F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
+        )
+    reduced = _arrow.from_spark(whole)
+    exact_totals = {name: _dense(reduced, SUMS, "s", name, players, np.int64) for name in exact}
+    float_totals = {name: pl.Series(name, _dense(reduced, FLOAT, "f", name, players, np.float64)) for name in floating}
+    pending = reduced.filter(pl.col(KIND) == PENDING).select(
+        pl.col("p" + name).cast(dtype).alias(name) for name, dtype in sums_kernel.pending_schema(rules).items()
+    )
+    by_game = [
+        reduced.filter(pl.col(KIND) == BY_GAME).select(
+            pl.col("g" + s.IDX).cast(s.INDEX_TYPE).alias(s.IDX),
+            pl.col("g" + s.DEV).alias(s.DEV),
+            pl.col("g" + s.COUNT).cast(pl.UInt32).alias(s.COUNT),
+        )
+    ] if game else []  # fmt: skip
+    meta = reduced.filter(pl.col(KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
+    rows, two_sided, rated_rows, waived = (int(v) for v in meta.row(0)) if meta.height else (0, 0, 0, 0)
+    codes = reduced.filter(pl.col(KIND) == CODES)
+    by_code = {int(code): int(count) for code, count in codes.select("c_code", "c_count").iter_rows()}
+    noted = (
+        reduced.filter(pl.col(KIND) == NOTE)
+        .sort("n_row_key")
+        .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
+    )
+    sums = sums_kernel.sums_of(exact_totals, float_totals, [pending], by_game, rated_rows, rules, players=players)
+    return Reduced(sums, rows, two_sided, by_code, waived, noted)
+
+
+def _adder(name: str) -> Callable[[Column, Column], Column]:
+    """The merge of Spark's ``aggregate``: the running sum plus the term's field ``name``."""
+    return lambda total, term: total + term[name]
+
+
+def _dense(reduced: pl.DataFrame, kind: int, prefix: str, name: str, players: int, dtype: type) -> np.ndarray:
+    """A sum of the reduce by dense player index (0 for players without one)."""
+    rows = reduced.filter(pl.col(KIND) == kind)
+    dense: np.ndarray = np.zeros(players, dtype)
+    dense[rows[prefix + s.IDX].to_numpy()] = rows[prefix + name].to_numpy()
+    return dense
+
+
+@dataclass(frozen=True)
+class Auditor:
+    """The audit of a period: one partition's rows, with the finalized K shipped in."""
+
+    context: Context
+    output: pa.Schema
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        rows = self.context.rows(batches)
+        if rows is not None:
+            yield from _arrow.to_batches(audit_of(rows, self.context), self.output)
+
+
+def audit_of(rows: pl.DataFrame, ctx: Context) -> pl.DataFrame:
+    """The audit of rows of the period (in input order), with ``__order`` (2 x row_key + side) to sort by."""
+    table = ctx.table(rows)
+    shipped = ctx.shipped
+    chunk = Chunk(0, table)
+    sides = rate_chunk(chunk, shipped.series("list_rating"), ctx.rules)
+    finished = Finished(
+        shipped.series("k_used"), pl.DataFrame(), Flags(shipped.series("ignored"), shipped.series("published")), 0
+    )
+    files = rows[c.SOURCE_FILE].cast(pl.Categorical)  # as the local engine's audit has it
+    if files.n_unique() <= 1:
+        source_file = pl.lit(files.head(1)) if files.len() else pl.lit(None, pl.Categorical)
+    else:  # the rows are sorted by row_key: a row's file is found by its key
+        source_file = pl.lit(files).gather(pl.lit(rows["row_key"]).search_sorted(pl.col(s.ROW_KEY)))
+    audited = audit(
+        chunk, sides, finished, ids=shipped.series("ids"), source_file=source_file, absent=ctx.absent,
+        rules=ctx.rules, period=ctx.period,
+    ).collect()  # fmt: skip
+    key = 2 * pl.col(s.ROW_KEY)
+    order = (
+        table.select(pl.concat_list(key, pl.when(~pl.col(s.ONE_SIDED)).then(key + 1)).alias(ORDER))
+        .explode(ORDER)
+        .drop_nulls()
+    )
+    return audited.with_columns(order[ORDER])
+
+
+def frames_of(events: eventrows.PeriodEvents | None) -> Mapping[str, pl.DataFrame | pl.Series | None]:
+    """A period's event facts as the frames :class:`Context` ships (see :meth:`Context.events`)."""
+    if events is None:
+        return {}
+    return {
+        "ev_events": events.events,
+        "ev_decided": events.decided,
+        "ev_unstarted": events.unstarted,
+        **{"start_" + month: ratings for month, ratings in events.start_ratings.items()},
+    }
