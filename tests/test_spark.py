@@ -322,17 +322,23 @@ def test_cli_spark_master_needs_the_spark_engine(cli, tmp_path: Path) -> None:
 
 def test_executors_without_elo_batch_are_a_clear_error(tmp_path: Path) -> None:
     """Python workers import elo-batch from their own environment, never the driver's sys.path: a worker
-    Python without it (here: the same Python without its site packages' .pth files, so without the
-    installed elo-batch, as PYSPARK_PYTHON) makes an error that says so."""
+    Python without it (here: the same Python with its site packages but elo-batch's, and no .pth files,
+    as PYSPARK_PYTHON) makes an error that says so."""
     if MISSING is not None and not IN_CI:
         pytest.skip(MISSING)
     import polars
     import pyspark
 
-    site = str(Path(pyspark.__file__).parent.parent)
-    assert Path(polars.__file__).parent.parent == Path(site)
+    installed = Path(pyspark.__file__).parent.parent
+    assert Path(polars.__file__).parent.parent == installed
+    # the site packages without elo-batch, whether it is installed there (pip install .) or editable
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    for entry in installed.iterdir():
+        if not entry.name.startswith(("elo_batch", "elo-batch", "__editable__")):
+            (site / entry.name).symlink_to(entry)
     worker = tmp_path / "python-without-elo-batch"
-    worker.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(site)} exec {shlex.quote(sys.executable)} -S "$@"\n')
+    worker.write_text(f'#!/bin/sh\nPYTHONPATH={shlex.quote(str(site))} exec {shlex.quote(sys.executable)} -S "$@"\n')
     worker.chmod(0o755)
     script = textwrap.dedent(
         """
