@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 import polars as pl
 
@@ -223,8 +223,7 @@ def settle(
         ``rejected`` with them, ``period_rows`` recounted, ``events`` set.
     """
     plan = plan_events(table, games.event_rows, period_by)
-    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
-    groups, picked = pl.collect_all(list(event_groups(games.rows.lazy(), plan)), engine=engine)
+    groups, picked = pl.collect_all(list(event_groups(games.rows.lazy(), plan)), engine="streaming")
     facts, refused = reduce_events(plan, groups, picked, source)
     rows = games.rows
     if refused.height:

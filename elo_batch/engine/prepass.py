@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
 import numpy as np
 import polars as pl
@@ -36,9 +36,10 @@ from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import RuleSet
 
-Engine = Literal["in-memory", "streaming"]
-#: Polars engine of the heavy queries: the streaming engine works through the rows in morsels, so
-#: memory stays bounded by the players, not the games.
+#: Polars engine of the heavy queries, for frames in memory too: the streaming engine works through the
+#: rows in morsels, so memory stays bounded by the players, not the games, and on polars 2 it groups and
+#: gathers in parallel where the in-memory engine does not (10M games: the event groups 0.58 -> 0.12 s,
+#: the period table 0.87 -> 0.35 s).
 ENGINE: Final = "streaming"
 #: Most slots of the dense id -> index table of integer player ids (UInt32: 1 GB; see _look_up_integers).
 DENSE_SLOTS: Final = 1 << 28
@@ -109,7 +110,7 @@ def prepare(
     listed = in_id_order(listed)
     in_memory = isinstance(games.rows, pl.DataFrame)
     lookups = 2 * games.period_rows.get(period, 0)
-    table, ids = period_table(rows, listed, games.absent, "in-memory" if in_memory else ENGINE, lookups)
+    table, ids = period_table(rows, listed, games.absent, in_memory, lookups)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
     events = None
@@ -176,27 +177,27 @@ def in_id_order(listed: pl.DataFrame) -> pl.DataFrame:
 
 
 def period_table(
-    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], engine: Engine, lookups: int
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], in_memory: bool, lookups: int
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
 
     Players of ``listed`` get its row numbers; players absent from it get the next numbers, in order of
-    first appearance. Columns no input has (``absent``) are constants, not stored. ``lookups``: the
-    players to look up (two per row of the period), which sizes the integer lookup. Returns the table
-    and the player ids by index.
+    first appearance. Columns no input has (``absent``) are constants, not stored. ``in_memory``: ``rows``
+    is a plan over a frame in memory. ``lookups``: the players to look up (two per row of the period),
+    which sizes the integer lookup. Returns the table and the player ids by index.
     """
     ids = listed[c.PLAYER_ID]
     kept = [name for name in s.TABLE if name not in absent]
     # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
-    carried = [] if engine == "in-memory" else kept
+    carried = [] if in_memory else kept
     if rows.collect_schema()[c.WHITE_ID] == pl.Int64:  # integer ids in every game file
-        table = _look_up_integers(rows, ids, carried, engine, lookups)
+        table = _look_up_integers(rows, ids, carried, lookups)
     else:
-        table = _look_up_players(rows, ids, carried, engine, hashed=True)
+        table = _look_up_players(rows, ids, carried, hashed=True)
     if table[s.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
-        table = _look_up_players(rows, ids, carried, engine, hashed=False)
+        table = _look_up_players(rows, ids, carried, hashed=False)
     if not carried:
-        table = pl.concat([rows.select(kept).collect(engine=engine), table], how="horizontal")
+        table = pl.concat([rows.select(kept).collect(engine=ENGINE), table], how="horizontal")
     table = table.drop(s.COLLISION).with_columns(
         pl.lit(None, rows.collect_schema()[name]).alias(name) for name in s.TABLE if name in absent
     )
@@ -207,7 +208,7 @@ def period_table(
     found = (
         rows.filter(pl.col(s.ROW_KEY).is_in(keys.implode()))
         .select(s.ROW_KEY, pl.col(c.WHITE_ID, c.BLACK_ID).cast(ids.dtype))
-        .collect(engine=engine)
+        .collect(engine=ENGINE)
         .sort(s.ROW_KEY)
     )
     seen = pl.concat(
@@ -241,9 +242,7 @@ def _unlisted() -> pl.Expr:
     )
 
 
-def _look_up_players(
-    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, *, hashed: bool
-) -> pl.DataFrame:
+def _look_up_players(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], *, hashed: bool) -> pl.DataFrame:
     """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
 
     With ``hashed``, the ids are joined through their 64-bit hashes (integer keys: a faster join) and
@@ -256,7 +255,7 @@ def _look_up_players(
 
     index = pl.DataFrame({s.ID_KEY: ids}).select(key(pl.col(s.ID_KEY))).with_row_index(s.IDX)
     if hashed and index[s.ID_KEY].n_unique() < index.height:  # two listed ids with the same hash
-        return _look_up_players(rows, ids, columns, engine, hashed=False)
+        return _look_up_players(rows, ids, columns, hashed=False)
     listed = pl.lit(ids)
     collision = (listed.gather(s.WHITE) != pl.col(c.WHITE_ID)) | (listed.gather(s.BLACK) != pl.col(c.BLACK_ID))
     by_white = index.lazy().rename({s.ID_KEY: s.WHITE_KEY, s.IDX: s.WHITE})
@@ -272,13 +271,11 @@ def _look_up_players(
             _unlisted(),
             (collision.fill_null(False) if hashed else pl.lit(False)).alias(s.COLLISION),
         )
-        .collect(engine=engine)
+        .collect(engine=ENGINE)
     )
 
 
-def _look_up_integers(
-    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], engine: Engine, lookups: int
-) -> pl.DataFrame:
+def _look_up_integers(rows: pl.LazyFrame, ids: pl.Series, columns: list[str], lookups: int) -> pl.DataFrame:
     """:func:`_look_up_players` for game rows with integer ids (Int64): a listed id matches the integer
     whose decimal text it is exactly (``'123'``, never ``'0123'``), so the result is that of the ids as
     text. Looked up in a dense table (slot = id - smallest id) when the listed ids span at most
@@ -322,5 +319,5 @@ def _look_up_integers(
             keys.rename({s.ID_KEY: c.WHITE_ID, s.IDX: s.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
         ).join(keys.rename({s.ID_KEY: c.BLACK_ID, s.IDX: s.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
     return found.select(*columns, s.WHITE, s.BLACK, _unlisted(), pl.lit(False).alias(s.COLLISION)).collect(
-        engine=engine
+        engine=ENGINE
     )

@@ -198,7 +198,7 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
             ).select(s.RATED_SIDE)
             for is_white in (True, False)
         ],
-        engine="in-memory",
+        engine="streaming",
     )
     return RatedSides(chunk.start, white, black)
 

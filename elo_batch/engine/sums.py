@@ -185,7 +185,7 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
             queries.append(
                 sides.filter(rated_side).group_by(s.IDX, values[s.DEV_SUM].alias(s.DEV)).agg(pl.len().alias(s.COUNT))
             )
-    frames = pl.collect_all(queries, engine="in-memory")
+    frames = pl.collect_all(queries, engine="streaming")
     step = len(frames) // 2  # the white side's frames, then the black side's
     per_side = (frames[0], frames[step])
     totals = {name: np.zeros(players, np.int64) for name in exact}

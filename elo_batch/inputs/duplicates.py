@@ -27,7 +27,7 @@ def mark_duplicates(
     key = game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
     seen, by_period = pl.collect_all(
         [plan.select(pl.when(game_id.is_not_null()).then(key).alias("__key")), plan.group_by(c.PERIOD).len()],
-        engine=engine,
+        engine="streaming",
     )
     period_rows = collections.Counter(dict(by_period.iter_rows()))
     keys = seen["__key"].drop_nulls()

@@ -90,7 +90,7 @@ class Context:
         event columns, and the upgrades once they are chosen."""
         ids = self.shipped.series("ids")
         table, found = prepass.period_table(
-            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, "in-memory", lookups=2 * rows.height
+            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, True, lookups=2 * rows.height
         )
         if found.len() != ids.len():
             raise InternalError(
