@@ -248,14 +248,17 @@ def reduce_sums(
         InternalError: the chunks overlap or leave rows out (a bug in the caller).
     """
     exact, floating = exact_sums(rules), float_sums(rules)
-    totals = {name: np.zeros(players, np.int64) for name in exact}
+    totals: dict[str, np.ndarray] = {}  # the first chunk's arrays, then the others added into them
     fold = _FloatFold(floating, players, rows, block_rows)
     pending, by_game = [], []
     rated_rows = covered = 0
     for partial in partials:
         covered += partial.stop - partial.start
         for name in exact:
-            totals[name] += partial.exact[name]
+            if name in totals:
+                totals[name] += partial.exact[name]
+            else:
+                totals[name] = partial.exact[name]
         if partial.floats is not None:
             fold.add(partial.floats)
         pending.append(partial.pending)
@@ -268,6 +271,8 @@ def reduce_sums(
             f"the chunks hold {covered} rows of a period of {rows}",
             hint="this is a bug in elo-batch: each row of the period must be in exactly one chunk; please report it.",
         )
+    for name in exact:  # no chunk: a period without rows
+        totals.setdefault(name, np.zeros(players, np.int64))
     return sums_of(totals, fold.totals(), pending, by_game, rated_rows, rules, players=players)
 
 
