@@ -19,6 +19,7 @@ result does not depend on the chunking.
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -205,11 +206,22 @@ def rate_period(
     chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
     rated: list[RatedSides] = []
 
+    def terms(chunk: Chunk) -> tuple[RatedSides, list[pl.DataFrame]]:  # polars' half of the map
+        sides = rate_chunk(chunk, prepared.list_rating, rules)
+        return sides, sums_kernel.side_terms(chunk, sides, rules)
+
     def mapped() -> Iterator[sums_kernel.Partial]:
-        for chunk in chunks:
-            sides = rate_chunk(chunk, prepared.list_rating, rules)
-            rated.append(sides)
-            yield sums_kernel.partial_sums(chunk, sides, rules, prepared.players)
+        # The next chunk's sides are worked out by polars (its threads, no GIL) while numpy adds this
+        # chunk's terms (one thread, holding the GIL): the two halves of the map overlap.
+        with concurrent.futures.ThreadPoolExecutor(1) as ahead:
+            coming = ahead.submit(terms, chunks[0])
+            for at, chunk in enumerate(chunks):
+                sides, frames = coming.result()
+                if at + 1 < len(chunks):
+                    coming = ahead.submit(terms, chunks[at + 1])
+                rated.append(sides)
+                yield sums_kernel.add_terms(chunk, frames, rules, prepared.players)
+                del frames
 
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
     bands = bands or band_rules.default_bands()

@@ -58,13 +58,14 @@ class RatedSides:
 
     @staticmethod
     def concat(parts: list[RatedSides]) -> RatedSides:
-        """The rated sides of consecutive chunks as those of one chunk."""
+        """The rated sides of consecutive chunks as those of one chunk (the chunks' columns kept as they
+        are, not copied: :meth:`both` copies them once, into the audit's one array)."""
         if len(parts) == 1:
             return parts[0]
         return RatedSides(
             parts[0].start,
-            pl.concat([part.white for part in parts], rechunk=True),
-            pl.concat([part.black for part in parts], rechunk=True),
+            pl.concat([part.white for part in parts], rechunk=False),
+            pl.concat([part.black for part in parts], rechunk=False),
         )
 
 

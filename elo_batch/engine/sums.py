@@ -119,7 +119,8 @@ class Partial:
 
 
 def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) -> Partial:
-    """The map's summing step: a chunk's rated sides as per-player partial sums.
+    """The map's summing step: a chunk's rated sides as per-player partial sums
+    (:func:`side_terms`, then :func:`add_terms`).
 
     Args:
         chunk: Consecutive rows of the period table.
@@ -134,6 +135,14 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
         FIDE Rating Regulations (B.02, 2024) 8.3.3-8.3.4: the change is K x sum(score - PD) over the
         period, rounded once (``fide-rules.md`` section 4); 8.2 and 7.1.4 (pending sides).
     """
+    return add_terms(chunk, side_terms(chunk, rated, rules), rules, players)
+
+
+def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataFrame]:
+    """The polars half of :func:`partial_sums`: each side's player index and terms (0 where the side
+    does not count), the pending sides and (``rounding="game"``) the counts by score - PD; the white
+    side's frames, then the black side's. No GIL is held while they are worked out, so a caller may
+    work out the next chunk's while :func:`add_terms` adds this one's."""
     exact, floating = exact_sums(rules), float_sums(rules)
     values = {  # name: value of a rated side
         s.N: pl.lit(1, pl.Int64),
@@ -185,7 +194,12 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
             queries.append(
                 sides.filter(rated_side).group_by(s.IDX, values[s.DEV_SUM].alias(s.DEV)).agg(pl.len().alias(s.COUNT))
             )
-    frames = pl.collect_all(queries, engine="streaming")
+    return pl.collect_all(queries, engine="streaming")
+
+
+def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, players: int) -> Partial:
+    """The numpy half of :func:`partial_sums`: the terms of :func:`side_terms` added by player index."""
+    exact, floating = exact_sums(rules), float_sums(rules)
     step = len(frames) // 2  # the white side's frames, then the black side's
     per_side = (frames[0], frames[step])
     totals = {name: np.zeros(players, np.int64) for name in exact}
