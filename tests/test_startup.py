@@ -3,6 +3,7 @@ without polars, numpy or rich (issue 13: start-up was 0.2 s of every run, 0.5 s 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -28,3 +29,29 @@ def test_the_version_is_printed_without_polars() -> None:
 def test_a_public_name_is_imported_when_first_used() -> None:
     assert _loaded_after("import elo_batch\nelo_batch.rate_period") == ["polars", "numpy", "elo_batch.engine.period"]
     assert _loaded_after("from elo_batch import UsageError") == []
+
+
+def _allocator_options(code: str, env: dict[str, str]) -> tuple[str, list[str]]:
+    """``_RJEM_MALLOC_CONF`` after running ``code`` in a fresh interpreter, and the heavy modules loaded."""
+    probe = (
+        f"import os, sys\n{code}\n"
+        f"print(os.environ.get('_RJEM_MALLOC_CONF', ''), file=sys.stdout)\n"
+        f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)"
+    )
+    clean = {name: value for name, value in os.environ.items() if name != "_RJEM_MALLOC_CONF"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**clean, **env}
+    )
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "", done.stderr.split()
+
+
+def test_the_command_line_sets_polars_allocator_options_before_polars_loads() -> None:
+    from elo_batch.cli.app import ALLOCATOR_OPTIONS
+
+    code = "from elo_batch.cli.app import console\nassert console(['--version']) == 0"
+    options, loaded = _allocator_options(code, {})
+    assert (options, loaded) == ("dirty_decay_ms:30000,muzzy_decay_ms:30000", [])  # set, and polars not yet read it
+    assert options == ALLOCATOR_OPTIONS
+    # the user's own options are kept; importing the library alone changes nothing
+    assert _allocator_options(code, {"_RJEM_MALLOC_CONF": "narenas:1"})[0] == "narenas:1"
+    assert _allocator_options("import elo_batch, elo_batch.cli.app", {})[0] == ""

@@ -53,6 +53,15 @@ app.add_typer(importcmd.import_app)
 app.command("chart")(chart.chart_command)
 
 
+#: Options of jemalloc, polars' allocator on Linux and macOS, for a run of the command line: freed
+#: pages are kept for reuse for 30 s (jemalloc's default returns them to the system over 10 s, so a
+#: run that frees and allocates gigabytes faults the same pages in again). 10M games: 8.75 -> 7.53 s
+#: (medians of 5; system time 2.2 -> 1.6 s), peak memory +8 %; 100M games: peak 10.5 GB either way.
+#: Read when polars is first imported, which the command line does after this is set; a value the
+#: user sets in the environment is kept.
+ALLOCATOR_OPTIONS = "dirty_decay_ms:30000,muzzy_decay_ms:30000"
+
+
 def console(argv: list[str] | None = None) -> int:
     """The ``elo-batch`` console entry point: the typer app, with its usage errors (an unknown option,
     a bad choice, a missing ``--period``) reported as a JSON ``error`` event under ``--log-format json``.
@@ -63,6 +72,7 @@ def console(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not os.environ.get("ELO_BATCH_DEBUG"):  # a polars panic is reported as an error, without Rust's backtrace
         os.environ["RUST_BACKTRACE"] = "0"
+    os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
     try:
         status = app(args, standalone_mode=False)
     except typer.Abort:
