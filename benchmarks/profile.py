@@ -18,6 +18,7 @@ from __future__ import annotations
 import collections
 import functools
 import importlib
+import os
 import shutil
 import sys
 import time
@@ -46,6 +47,9 @@ def timed(module: Any, name: str, label: str) -> None:
 
 def main() -> None:
     folder = Path(sys.argv[1])
+    from elo_batch.cli.app import ALLOCATOR_OPTIONS  # no polars yet: set what `elo-batch` sets before it loads
+
+    os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
     cpu, wall = time.process_time(), time.perf_counter()
     import polars  # noqa: F401
 

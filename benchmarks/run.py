@@ -12,8 +12,9 @@ Shapes (``--sizes``, comma-separated): ``GAMES`` with the standard players (``1M
 games against a FIDE-sized list (``200k:1.6M``: most listed players do not play), then 1M and 10M.
 
 For each shape the period is generated once with ``../shared/bench/make_games.py`` (seeded) and cached
-under ``bench-data/<shape>/`` (git-ignored). Then (elo-batch byte-compiled first, as ``pip install`` leaves it) ``elo-batch run`` (Parquet in, every output written)
-and ``../shared/bench/duckdb_reference.py`` run on the same files alternately (A B A B ...), each in its
+under ``bench-data/<shape>/`` (git-ignored). elo-batch's modules are byte-compiled, as ``pip install``
+leaves them. Then ``elo-batch run`` (Parquet in, every output written) and
+``../shared/bench/duckdb_reference.py`` run on the same files alternately (A B A B ...), each in its
 own process; the wall time and the peak resident memory of each process (``wait4``'s ``ru_maxrss``, as
 ``/usr/bin/time -v`` reports it) are recorded. After every pair the two new lists are compared: every
 listed player in both, with the same ``games``, ``change`` and ``k_used`` (0, 0 and none for a player who

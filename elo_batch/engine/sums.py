@@ -249,7 +249,8 @@ def reduce_sums(
 
     Args:
         partials: One per chunk, in any order; the chunks together are the period table's rows, each
-            row in exactly one chunk.
+            row in exactly one chunk. Their arrays are the reduce's own: the first one's become the
+            totals, and the others are added into them.
         rules: The period's rule set.
         players: Players of the period.
         rows: Rows of the period table.
