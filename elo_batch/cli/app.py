@@ -56,10 +56,9 @@ app.command("chart")(chart.chart_command)
 #: Options of jemalloc, polars' allocator on Linux and macOS (elsewhere mimalloc, which ignores them),
 #: for a run of the command line: freed pages are kept for reuse for 30 s (jemalloc's default returns
 #: them to the system over 10 s, so a run that frees and allocates gigabytes faults the same pages in
-#: again). 10M games: 8.75 -> 7.53 s
-#: (medians of 5; system time 2.2 -> 1.6 s), peak memory +8 %; 100M games: peak 10.5 GB either way.
-#: Read when polars is first imported, which the command line does after this is set; a value the
-#: user sets in the environment is kept.
+#: again). 10M games: 8.75 -> 7.53 s (medians of 5; system time 2.2 -> 1.6 s), peak memory +8 %; 100M
+#: games: peak 10.5 GB either way. Read when polars is first imported, which the command line does after
+#: this is set; a value the user sets in the environment is kept.
 ALLOCATOR_OPTIONS = "dirty_decay_ms:30000,muzzy_decay_ms:30000"
 
 
