@@ -55,3 +55,17 @@ def test_the_command_line_sets_polars_allocator_options_before_polars_loads() ->
     # the user's own options are kept; importing the library alone changes nothing
     assert _allocator_options(code, {"_RJEM_MALLOC_CONF": "narenas:1"})[0] == "narenas:1"
     assert _allocator_options("import elo_batch, elo_batch.cli.app", {})[0] == ""
+
+
+def test_a_local_run_loads_neither_pydantic_nor_a_network_client(tmp_path) -> None:
+    """typer 0.29 coerces every option through a pydantic TypeAdapter built at each invocation (0.11 s of
+    every run, 28 options of ``run``): the pinned typer reads them as click does. ``urllib.request``
+    (ssl, http: 0.03 s) is loaded only for a ``file:`` URL."""
+    code = (
+        "from elo_batch.cli.app import console\n"
+        f"assert console(['run', {str(tmp_path / 'missing.csv')!r}, '--period', '2026-10', "
+        f"'--out', {str(tmp_path / 'out')!r}]) == 66\n"
+        "print(*(name in sys.modules for name in ('pydantic', 'urllib.request', 'ssl')), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", f"import sys\n{code}"], capture_output=True, text=True, check=True)
+    assert done.stderr.split()[-3:] == ["False", "False", "False"], done.stderr

@@ -29,7 +29,6 @@ import os
 import re
 from typing import Any
 from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 import polars as pl
 
@@ -67,6 +66,8 @@ def local_path(location: str) -> str:
     """
     if not location.lower().startswith("file:"):
         return location
+    from urllib.request import url2pathname  # here: urllib.request loads ssl and http (0.03 s of every run)
+
     parts = urlsplit(location)
     if parts.netloc.lower() in ("", "localhost"):
         return url2pathname(parts.path)
