@@ -54,6 +54,19 @@ def test_a_missing_file_is_exit_66(cli, tmp_path) -> None:
     assert f"{tmp_path / 'nope.csv'}: no such file\nHint: check the path" in result.output
 
 
+def test_the_games_error_comes_before_the_lists_though_both_are_read_at_once(cli, tmp_path, games) -> None:
+    bad_list = write_csv(tmp_path / "list.csv", "player_id,rating\nA,abc")
+    missing = tmp_path / "nope.csv"
+
+    both_bad = _invoke(cli, "run", missing, "--ratings", bad_list, "--period", "2025-11", "--out", tmp_path / "out")
+    list_bad = _invoke(cli, "run", games, "--ratings", bad_list, "--period", "2025-11", "--out", tmp_path / "out")
+
+    assert (both_bad.exit_code, list_bad.exit_code) == (66, 65)
+    assert f"{missing}: no such file" in both_bad.output and "abc" not in both_bad.output
+    assert f"{bad_list}, row 1, column rating: 'abc' is not a rating" in list_bad.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_folder_without_data_files_is_exit_66(cli, tmp_path) -> None:
     folder = tmp_path / "games"
     (folder / ".hidden").mkdir(parents=True)
