@@ -393,3 +393,28 @@ def test_two_runs_sharing_out_and_the_database_leave_a_pair_of_one_run(tmp_path,
     assert _partition(out, "2025-11") == _database(db, "2025-11")
     # the second run's: B (1900) drew with A (2000): D -100 -> 0.36, +0.14 x 20 = 2.8 -> +3
     assert {row[0]: row[2] for row in _database(db, "2025-11")}["B"] == 3
+
+
+def test_the_hive_files_text_columns_read_as_text_in_duckdb(cli, tmp_path: Path, inputs) -> None:
+    """The new list's ``period``, ``status`` and ``band`` are written dictionary-encoded from Categoricals
+    (as the audit's text columns are): DuckDB reads text, polars a Categorical of the same values."""
+    games, rating_list = inputs
+    out = tmp_path / "out"
+
+    assert cli("run", games, "--ratings", rating_list, "--period", "2025-11", "--out", out).exit_code == 0
+
+    ratings = str(out / "ratings" / "period=2025-11" / "part-0.parquet")
+    with duckdb.connect() as connection:
+        text = connection.execute(f"SELECT player_id, period, status, band FROM '{ratings}' ORDER BY 1").fetchall()
+        kinds = connection.execute(f"SELECT column_name, column_type FROM (DESCRIBE FROM '{ratings}')").fetchall()
+    assert text == [
+        ("A", "2025-11", "rated", "first category"),  # 2020: beat B and C
+        ("B", "2025-11", "rated", "second category"),  # 1900 - 7 = 1893
+        ("C", "2025-11", "rated", "first category"),  # 2100 - 6 = 2094 (K 10)
+    ]
+    assert {name: kind for name, kind in kinds if name in ("period", "status", "band")} == dict.fromkeys(
+        ("period", "status", "band"), "VARCHAR"
+    )
+    read = pl.read_parquet(ratings)
+    assert read.select("period", "status", "band").dtypes == [pl.Categorical()] * 3
+    assert read["band"].cast(pl.String).to_list() == [row[3] for row in text]

@@ -292,12 +292,9 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
             (pl.col(s.RATING_AFTER) + pl.col(s.ADJUSTMENT)).alias(s.RATING_AFTER)
         )
     after_col = pl.col(s.RATING_AFTER)
-    status = (
-        pl.when(was_rated & after_col.is_not_null())
-        .then(pl.lit("rated"))
-        .when(published)
-        .then(pl.lit("new"))
-        .otherwise(pl.lit("unrated"))
+    statuses = pl.Series(["rated", "new", "unrated"], dtype=pl.Categorical)  # Categorical, as ``band``
+    status = pl.lit(statuses).gather(
+        pl.when(was_rated & after_col.is_not_null()).then(0).when(published).then(1).otherwise(2).cast(pl.UInt32)
     )
     ladder = rules.k
     games_total = (
@@ -341,7 +338,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
     ]
     return players.select(
         pl.col(c.PLAYER_ID),
-        pl.lit(period).alias(c.PERIOD),
+        pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),  # as in the audit
         s.written_rating(after_col, rules.rounding).alias(c.RATING),
         s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
         (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),

@@ -50,12 +50,13 @@ class Bands:
         return pl.when(rating.is_not_null() & (after > 0)).then(after - 1).cast(pl.UInt32)
 
     def label(self, rating: pl.Expr) -> pl.Expr:
-        """The band label of ``rating`` (String; null for no rating or one under the lowest band).
+        """The band label of ``rating`` (Categorical: text, gathered from the table's few labels and written
+        dictionary-encoded, as the audit's text columns are; null for no rating or one under the lowest band).
 
         >>> pl.select(default_bands().label(pl.lit(pl.Series([2450, 1399, None])))).to_series().to_list()
         ['international master', 'average amateur', None]
         """
-        return pl.lit(pl.Series(self.labels, dtype=pl.String)).gather(self.index(rating))
+        return pl.lit(pl.Series(self.labels, dtype=pl.Categorical)).gather(self.index(rating))
 
 
 @cache
