@@ -106,7 +106,7 @@ def audit(
     colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(s.SIDE)).cast(pl.UInt32)
     completed = complete(sides, rules).with_columns(pl.when(s.RATED).then(k_used).alias(s.K_AUDIT))
     return completed.select(
-        pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),
+        s.written_period(period),
         c.GAME_ID,
         source_file.alias(c.SOURCE_FILE),
         *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),

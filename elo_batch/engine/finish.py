@@ -338,7 +338,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
     ]
     return players.select(
         pl.col(c.PLAYER_ID),
-        pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD),  # as in the audit
+        s.written_period(period),
         s.written_rating(after_col, rules.rounding).alias(c.RATING),
         s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
         (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),

@@ -185,6 +185,12 @@ K_AUDIT: Final = "__k"  # K used for a rated side
 RATING_2DP: Final = pl.Decimal(12, 2)
 
 
+def written_period(period: str) -> pl.Expr:
+    """The ``period`` column as written (``YYYY-MM``): one Categorical value, broadcast, so that the
+    table's files hold it dictionary-encoded and readers see one column across partitions."""
+    return pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD)
+
+
 def written_rating(expr: pl.Expr, rounding: str) -> pl.Expr:
     """Ratings as written: whole points (Int64), or Decimal with 2 decimals with ``rounding="none"``."""
     if rounding == "none":
