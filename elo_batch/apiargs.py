@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, get_args
 
 import polars as pl
 
 from elo_batch.config import CHUNK_ROWS, RunConfig
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs.readers import FrameInput
+from elo_batch.outputs.formulas import CsvFormulas
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
     import pyarrow as pa
@@ -253,7 +254,7 @@ def check_output(format: str, csv_formulas: str) -> None:
     """
     if format not in ("parquet", "csv"):
         raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
-    if csv_formulas not in ("escape", "keep"):
+    if csv_formulas not in get_args(CsvFormulas):
         raise UsageError(
             f"{csv_formulas!r} is not a way to write formula-like cells",
             option="csv_formulas",

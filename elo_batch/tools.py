@@ -11,7 +11,7 @@ import numbers
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, Literal
+from typing import BinaryIO, Literal, get_args
 
 from elo_batch.apiargs import choice_arg, path_arg
 from elo_batch.config import RunConfig, check_k, parse_periods
@@ -22,7 +22,8 @@ from elo_batch.formats.trf import read_trf
 from elo_batch.inputs.encoding import decode_text
 from elo_batch.inputs.gamesfile import write_games
 from elo_batch.inputs.paths import unreadable
-from elo_batch.rules.sets import RuleSet
+from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.rules.sets import ListKind, RuleSet
 
 
 def rate_game(
@@ -180,7 +181,7 @@ def _calculator_k(k: int | None, rules: RuleSet) -> int:
 
 
 #: The ways an importer writes formula-like cells of a CSV file (as :func:`elo_batch.write_period`).
-CSV_FORMULAS = ("escape", "keep")
+CSV_FORMULAS = get_args(CsvFormulas)
 
 
 @dataclass(frozen=True)
@@ -301,6 +302,6 @@ def import_fide_list(
 
     file, out = path_arg(file, "file"), path_arg(out, "out")
     if list_kind is not None:
-        choice_arg(list_kind, "list_kind", ("standard", "rapid", "blitz"))
+        choice_arg(list_kind, "list_kind", get_args(ListKind))
     table, report = read_fide_list(file, list_kind=list_kind)
     return Imported(tuple(report.lines()), write_games(table, out, name="list"), table.height)
