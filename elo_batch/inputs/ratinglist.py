@@ -16,6 +16,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
+from elo_batch.inputs import listchain
 from elo_batch.inputs.listchecks import LIST_SCHEMA as LIST_SCHEMA
 from elo_batch.inputs.listchecks import PERIOD_OUTPUT, check_list, ids_type
 from elo_batch.inputs.listchecks import list_schema as list_schema
@@ -43,11 +44,14 @@ def load_rating_list(
         InputMissingError: the file is missing or unreadable.
         InputDataError: a required column is missing, a value is not valid (the message names the
             file, row, column, value and what was expected), or a player appears twice with
-            different data.
+            different data; a file of a ``period=P`` folder differs from what its period's manifest
+            recorded (:func:`elo_batch.inputs.listchain.check_files`; without a manifest: a note).
     """
     frames, infos = [], []
     given = [path] if isinstance(path, str) else [] if isinstance(path, FrameInput) else list(path)
-    for one in [path.where] if isinstance(path, FrameInput) else expand_paths(given):
+    sources = [path.where] if isinstance(path, FrameInput) else expand_paths(given)
+    unchecked = () if isinstance(path, FrameInput) else listchain.check_files(sources)  # a list a period wrote
+    for one in sources:
         if isinstance(path, FrameInput):
             whole, info = read_frame(path)
             frame = whole.lazy().with_columns(pl.lit(one).alias(c.SOURCE_FILE)).collect()  # named in messages
@@ -74,6 +78,7 @@ def load_rating_list(
             notes=tuple(note for i in infos for note in i.notes),
         )
     )
+    info = dataclasses.replace(info, notes=(*unchecked, *info.notes)) if unchecked else info
     return table.drop(c.SOURCE_FILE, c.SOURCE_ROW), info
 
 

@@ -1,12 +1,13 @@
-"""The list in force taken from one period of a ``ratings`` table that elo-batch wrote (``ratings_period``):
-a Delta table, or hive folders; no rating rules.
+"""The list in force taken from one period of a ``ratings`` table that elo-batch wrote: a Delta table, or hive
+folders; no rating rules.
 
 ``ratings="OUT/ratings", ratings_period="2025-10"`` (CLI: ``--ratings OUT/ratings --ratings-period
-2025-10``) reads the rows of period 2025-10: from a Delta table (a folder with ``_delta_log``) at its
-latest version, with the columns that period was written with; from hive folders, the files of
-``OUT/ratings/period=2025-10``. A Delta table without ``ratings_period`` gives the month before the
-first period rated: the list that month produced is the one in force. The rows are then checked as any
-list is.
+2025-10``) reads the rows of period 2025-10: from a Delta table (a folder with ``_delta_log``) at the
+version the period's manifest names (the latest without a manifest), with the columns that period was
+written with; from hive folders, the files of ``OUT/ratings/period=2025-10``. A ratings table (a Delta
+table, or a folder holding ``period=YYYY-MM`` folders) without ``ratings_period`` gives the month before
+the first period rated: the list that month produced is the one in force. What is read is first checked
+against the period's manifest (:mod:`elo_batch.inputs.listchain`); the rows are then checked as any list is.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.errors import InputMissingError, UsageError, option
+from elo_batch.inputs import listchain
 from elo_batch.inputs.ratinglist import load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.outputs import deltafiles, objectstore
@@ -30,8 +32,21 @@ _PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
 def applies(ratings: object, ratings_period: str | None) -> bool:
     """True when the list is a period of a ratings table: ``ratings_period`` is given, or ``ratings`` is
-    a Delta table."""
-    return ratings_period is not None or (isinstance(ratings, str) and deltafiles.is_table(ratings))
+    a Delta table or a folder of hive partitions (:func:`is_hive`)."""
+    return ratings_period is not None or (
+        isinstance(ratings, str) and (deltafiles.is_table(ratings) or is_hive(ratings))
+    )
+
+
+def is_hive(ratings: str) -> bool:
+    """True when ``ratings`` is a local folder holding ``period=YYYY-MM`` folders (as ``OUT/ratings``): a
+    table of several periods, never one list."""
+    if objectstore.is_object_store(ratings) or not Path(ratings).is_dir():
+        return False
+    try:
+        return any(listchain.partition_period(entry.name) and entry.is_dir() for entry in Path(ratings).iterdir())
+    except OSError:  # unreadable: read as a list folder, whose reader names the error
+        return False
 
 
 def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -> None:
@@ -39,8 +54,8 @@ def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -
 
     Raises:
         UsageError: ``ratings_period`` is not one month, or is given without ``ratings`` or with a frame,
-            several paths or a file; a Delta ``ratings`` table with neither ``ratings_period`` nor a period
-            to rate; deltalake is missing for a Delta table.
+            several paths or a file; a ``ratings`` table (Delta, or hive folders) with neither
+            ``ratings_period`` nor a period to rate; deltalake is missing for a Delta table.
     """
     if ratings_period is not None:
         if not isinstance(ratings_period, str) or not _PERIOD.fullmatch(ratings_period):
@@ -65,6 +80,12 @@ def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -
                 option="ratings_period",
                 hint=f"give {option('ratings_period')} (YYYY-MM), the period whose list is in force.",
             )
+    elif isinstance(ratings, str) and ratings_period is None and not periods and is_hive(ratings):
+        raise UsageError(
+            f"{ratings} is a ratings table of several periods (period=YYYY-MM folders)",
+            option="ratings_period",
+            hint=f"give {option('ratings_period')} (YYYY-MM), the period whose list is in force.",
+        )
 
 
 def previous_month(period: str) -> str:
@@ -89,30 +110,28 @@ def load(
 
     Returns:
         The checked list and what the manifest records: for a Delta table, ``path`` names the table,
-        the period and the version read, and ``encoding`` is ``delta``.
+        the period and the version read, and ``encoding`` is ``delta``; ``notes`` as
+        :mod:`elo_batch.inputs.listchain` warns.
 
     Raises:
         UsageError: as :func:`check`.
         InputMissingError: the table or its period does not exist.
-        InputDataError: the rows are not a valid list (as any list).
+        InputDataError: what is read differs from what the period's manifest recorded
+            (:mod:`elo_batch.inputs.listchain`), or the rows are not a valid list (as any list).
     """
     check(ratings, ratings_period, periods)
+    period = ratings_period or previous_month(periods[0])  # periods is not empty without one: check()
     if not deltafiles.is_table(ratings):
-        assert ratings_period is not None  # applies() holds
         local = not objectstore.is_object_store(ratings)
-        folder = (
-            str(Path(ratings) / f"period={ratings_period}")
-            if local
-            else f"{ratings.rstrip('/')}/period={ratings_period}"
-        )
+        folder = str(Path(ratings) / f"period={period}") if local else f"{ratings.rstrip('/')}/period={period}"
         if local and not Path(folder).is_dir():
-            raise _no_period(ratings, ratings_period)
+            raise _no_period(ratings, period)
         return load_rating_list(folder, fractional_ratings=fractional_ratings, encoding=encoding)
-    period = ratings_period or previous_month(periods[0])
-    frame, version = read_period(ratings, period)
+    named, notes = listchain.delta_version(ratings, period)
+    frame, version = read_period(ratings, period, named)
     name = f"{ratings} (Delta table, period {period}, version {version})"
     table, info = load_rating_list(FrameInput(frame, name, "ratings"), fractional_ratings=fractional_ratings)
-    return table, dataclasses.replace(info, path=name, encoding="delta")
+    return table, dataclasses.replace(info, path=name, encoding="delta", notes=(*notes, *info.notes))
 
 
 def _no_period(ratings: str, period: str) -> InputMissingError:
@@ -131,9 +150,10 @@ def _no_period(ratings: str, period: str) -> InputMissingError:
     )
 
 
-def read_period(path: str, period: str) -> tuple[pl.DataFrame, int]:
-    """The rows of ``period`` in the Delta table at ``path``, with the columns that period was written with
-    (others, which other periods brought, are left out), sorted by ``player_id``; and the version read.
+def read_period(path: str, period: str, version: int | None = None) -> tuple[pl.DataFrame, int]:
+    """The rows of ``period`` in the Delta table at ``path`` (at ``version``; None: the latest), with the
+    columns that period was written with (others, which other periods brought, are left out), sorted by
+    ``player_id``; and the version read.
 
     Raises:
         InputMissingError: ``path`` is not a Delta table, or has no such period.
@@ -141,10 +161,10 @@ def read_period(path: str, period: str) -> tuple[pl.DataFrame, int]:
     lake = _lake()
     location = objectstore.local_path(path)
     try:
-        table = lake.DeltaTable(location)
+        table = lake.DeltaTable(location, version=version)
     except Exception as exc:  # TableNotFoundError, an unreadable log
         raise InputMissingError(f"cannot read the Delta table ({exc})", path=path) from exc
-    written = deltafiles.own_commit(table, lambda meta: meta.get(c.PERIOD) == period)
+    written = deltafiles.own_commit(table, lambda meta: meta.get(c.PERIOD) == period, upto=version)
     rows = pl.scan_delta(table).filter(pl.col(c.PERIOD) == period)
     names = written[1].get("columns") if written else None
     if isinstance(names, list):

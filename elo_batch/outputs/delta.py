@@ -28,6 +28,7 @@ check: every run checks first, under the lock.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import uuid
@@ -130,7 +131,8 @@ def write_period(
         tables: ``ratings``, ``audit`` and ``rejected`` frames of the period; a lazy one is streamed
             into its file, never whole in memory.
         manifest: JSON-serialisable record of the run; ``run_id``, ``table_format``, ``outputs``
-            (table folders) and ``delta`` (each table's committed version, rows and files) are added.
+            (table folders) and ``delta`` (each table's committed version, rows, files and each file's
+            sha256) are added.
         companion: Another sink that commits together with the tables (see
             :class:`elo_batch.outputs.writers.Companion`): prepared before the first table's commit, committed
             after the last one and before the manifest.
@@ -160,7 +162,7 @@ def write_period(
             for name in ORDER:
                 meta = {"period": period, "run_id": record["run_id"], "table": name}
                 meta |= {"columns": plans[name].columns, "manifest": record}
-                versions[name] = commit(root / name, period, plans[name], meta)
+                versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta))
             if companion is not None:
                 companion.commit()
             outputs = {name: str(root / name) for name in ORDER}
@@ -172,6 +174,16 @@ def write_period(
             raise error from exc
     written = {name: str(root / name) for name in ("ratings", "audit", "rejected")}
     return {**written, "manifest": str(root / "manifest" / f"period={period}" / "manifest.json")}
+
+
+def _with_sha256(table: Path, committed: dict[str, Any]) -> dict[str, Any]:
+    """A commit's record with the sha256 of each data file it added (``sha256``: file -> hex digest), which
+    the next month checks before it reads the list (:mod:`elo_batch.inputs.listchain`)."""
+    digests = {}
+    for file in committed["files"]:
+        with open(table / file, "rb") as handle:
+            digests[file] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return {**committed, "sha256": digests}
 
 
 def _undo(root: Path, period: str, exc: BaseException, companion: Companion | None) -> BaseException:
