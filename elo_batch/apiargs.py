@@ -54,8 +54,9 @@ class Options(TypedDict, total=False):
         period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
             (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
         ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
-            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A Delta table
-            without it gives the month before the first period rated.
+            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A ratings table
+            without it gives the month before the first period rated. The list is checked against the
+            sha256 that period's manifest recorded (exit 65 when they differ; no manifest: a warning).
         bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
             or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
             ``elo_batch/rules/bands.csv``.

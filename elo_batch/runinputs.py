@@ -71,8 +71,10 @@ def load_inputs(
 
     A games folder or glob never picks up the run's own rating list, events file or output folder. Paths
     may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
-    ``ratings_period`` (or a Delta table as the list), the list is that period of a ratings table
-    (:mod:`elo_batch.inputs.tablelist`). With ``engine``, the games are read and settled there.
+    ``ratings_period`` (or a ratings table as the list: a Delta table, or hive ``period=YYYY-MM`` folders),
+    the list is that period of the table (:mod:`elo_batch.inputs.tablelist`); a list a period of an
+    output wrote is checked against that period's manifest (:mod:`elo_batch.inputs.listchain`). With
+    ``engine``, the games are read and settled there.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.

@@ -272,3 +272,26 @@ def test_a_delta_list_is_read_at_the_version_its_manifest_names(cli, tmp_path: P
     before = read_table(tmp_path / "next", "ratings", "2025-12").sort("player_id")
     assert before["rating_before"].to_list() == written.sort("player_id")["rating"].to_list()
     assert "later commits of period 2025-11 that its manifest does not name" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["parquet", "delta"])
+def test_a_manifest_an_older_elo_batch_wrote_warns_that_the_list_is_unchecked(cli, tmp_path, inputs, kind) -> None:
+    """Manifests without the sha256 (hive: no ``objects``; Delta: no ``sha256`` of the files) are read, with a
+    warning, so that an OUT written before is not refused; the Delta version they name is still the one read."""
+    games, rating_list = inputs
+    checked, old = tmp_path / "checked", tmp_path / "old"
+    chain(cli, checked, games, rating_list, kind, ("2025-11", "2025-12"))
+    chain(cli, old, games, rating_list, kind, ("2025-11",))
+    where = old / "manifest" / "period=2025-11" / "manifest.json"
+    record = json.loads(where.read_text())
+    if kind == "delta":
+        del record["delta"]["ratings"]["sha256"]
+    else:
+        del record["objects"]
+    where.write_text(json.dumps(record))
+
+    result = cli("run", games, "--ratings", old / "ratings", "--period", "2025-12", "--out", old, *KINDS[kind])
+
+    assert result.exit_code == 0, result.output
+    assert "(an older elo-batch wrote it)" in result.stderr
+    assert_frame_equal(ratings(old, "2025-12", kind), ratings(checked, "2025-12", kind))

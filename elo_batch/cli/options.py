@@ -78,7 +78,7 @@ RatingsPeriodOpt = Annotated[
     typer.Option(
         metavar="YYYY-MM",
         help="Take the list from this period of the ratings table --ratings (OUT/ratings: a Delta table, or hive "
-        "folders); for a Delta table the default is the month before --period.",
+        "folders); the default is the month before --period.",
     ),
 ]
 
