@@ -102,7 +102,7 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
 
     Returns:
         The version (None without a manifest: read the latest), and the warnings (no manifest; a manifest
-        of an older elo-batch, with no sha256; later commits of the period that the manifest does not name).
+        of an older elo-batch, with no sha256; a latest version holding other files of the period).
 
     Raises:
         InputDataError: the manifest cannot be read or does not name a version of this table; that version
@@ -141,8 +141,9 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
             check_sha256(str(Path(table) / file), sha256s.get(file), where, period)
     if sorted(_period_files(lake.DeltaTable(table), period)) != sorted(files):
         notes.append(
-            f"{table}: the table has later commits of period {period} that its manifest does not name; the "
-            f"list was read at version {version}, which the manifest names"
+            f"{table}: the table's latest version holds other files of period {period} than version {version}, "
+            "which the period's manifest names (a later commit another writer made, or a repair); the list was "
+            f"read at version {version}"
         )
     return version, tuple(notes)
 
