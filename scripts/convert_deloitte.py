@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Convert the Deloitte/FIDE Chess Rating Challenge test games to elo-batch's games file, with a seed list.
 
-Usage: python scripts/convert_deloitte.py [SOURCE_CSV] [OUT_DIR]
+Usage: python scripts/convert_deloitte.py [SOURCE_CSV] --out DIR   (``--help`` for the options)
   SOURCE_CSV  default ../shared/data/deloitte-fide-chess-rating-challenge-test/test.csv
-  OUT_DIR     default ./deloitte (writes games.parquet and ratings-2025-09.parquet)
+  --out DIR   required: the folder written (created if missing): games.parquet and ratings-2025-09.parquet,
+              nothing else and nowhere else
 
 The conversion (see the source's SOURCE.md):
 - MonthID 133, 134, 135 become periods 2025-10, 2025-11, 2025-12 (column ``period``);
@@ -22,6 +23,7 @@ It stands for "the list in force before October 2025"; nothing about the real pl
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import sys
 from pathlib import Path
@@ -66,16 +68,45 @@ def seed_list(games: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def main() -> None:
-    source = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_SOURCE
-    out = Path(sys.argv[2]) if len(sys.argv) > 2 else Path("deloitte")
-    out.mkdir(parents=True, exist_ok=True)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line (``--help``); argparse exits 2 with a usage message on a bad one."""
+    parser = argparse.ArgumentParser(
+        prog="convert_deloitte.py",
+        description="Convert the Deloitte/FIDE Chess Rating Challenge test games to an elo-batch games file "
+        "(games.parquet, periods 2025-10..2025-12) and a deterministic seed list (ratings-2025-09.parquet).",
+    )
+    parser.add_argument(
+        "source", nargs="?", type=Path, default=DEFAULT_SOURCE, metavar="SOURCE_CSV",
+        help=f"the challenge's test.csv (default: {DEFAULT_SOURCE})",
+    )  # fmt: skip
+    parser.add_argument(
+        "-o", "--out", type=Path, required=True, metavar="DIR",
+        help="the folder to write games.parquet and ratings-2025-09.parquet into (created if missing); "
+        "nothing is written elsewhere",
+    )  # fmt: skip
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Convert ``SOURCE_CSV`` into ``--out``; the exit status (66: the source unreadable, 73: ``--out``
+    not writable; 0 otherwise)."""
+    args = parse_args(argv)
+    source, out = args.source, args.out
+    if not source.is_file():
+        print(f"convert_deloitte.py: error: {source}: no such file (the challenge's test.csv)", file=sys.stderr)
+        return 66
     games = convert(source)
-    games.write_parquet(out / "games.parquet")
-    seed_list(games).write_parquet(out / "ratings-2025-09.parquet")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        games.write_parquet(out / "games.parquet")
+        seed_list(games).write_parquet(out / "ratings-2025-09.parquet")
+    except OSError as exc:
+        print(f"convert_deloitte.py: error: cannot write into {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 73
     counts = dict(games.group_by("period").len().sort("period").iter_rows())
     print(f"{games.height} games {counts} -> {out}/games.parquet; seed list -> {out}/ratings-2025-09.parquet")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 import typer
 
+from elo_batch.cli.logs import route_logs
 from elo_batch.cli.options import (
     FLAGS,
     LogFormat,
@@ -46,7 +47,9 @@ class Stop:
 
 
 def guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
-    """Run ``work``; turn errors into a message on stderr and the contract's exit code."""
+    """Run ``work``; turn errors into a message on stderr and the contract's exit code. The library's log
+    records and Python's warnings are printed in ``log_format`` (:func:`elo_batch.cli.logs.route_logs`)."""
+    route_logs(log_format)
     previous: dict[int, object] = {}
     stop = Stop()
     if threading.current_thread() is threading.main_thread():

@@ -1,8 +1,10 @@
-"""The summaries the CLI prints on stderr (text or JSON lines): each period, a lock wait, a validation report."""
+"""The summaries the CLI prints on stderr (text or JSON lines): each period, a lock wait, a validation report,
+and the library's log records (Spark's own lines) and Python's warnings in the same format."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -128,3 +130,55 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
 
 
 REJECTED_FIELDS = (c.PERIOD, c.SOURCE_FILE, c.SOURCE_ROW, c.COLUMN, c.VALUE, c.REASON)
+
+
+class _StderrLines(logging.Handler):
+    """Log records on stderr, one line each: the message as it is (text), or a JSON ``log`` event.
+
+    A line is written to stderr's file descriptor in one call, never through ``sys.stderr``'s buffer:
+    records come from another thread (the Spark JVM's relay), and a line of theirs written between the
+    two writes of a ``print`` (the text, then its newline) would split a summary line in two.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.log_format = LogFormat.text
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage().rstrip("\n")
+            if self.log_format is LogFormat.json:
+                fields = {"event": "log", "logger": record.name, "level": record.levelname, "message": message}
+                message = json.dumps(fields)
+            _write_line(message + "\n")
+        except Exception:
+            self.handleError(record)
+
+
+_HANDLER = _StderrLines()
+_ROUTED = ("elo_batch", "py.warnings")
+
+
+def route_logs(log_format: LogFormat) -> None:
+    """Print the library's log records (logger ``elo_batch``: Spark's JVM lines, ``elo_batch.spark``) at
+    warning and above on stderr in ``log_format``; with json, Python's warnings too, as ``log`` events,
+    so that every line on stderr is one JSON object. Idempotent: each command sets the format again."""
+    _HANDLER.log_format = log_format
+    for name in _ROUTED:
+        logger = logging.getLogger(name)
+        if _HANDLER not in logger.handlers:
+            logger.addHandler(_HANDLER)
+    logging.captureWarnings(log_format is LogFormat.json)
+
+
+def _write_line(text: str) -> None:
+    stream = sys.stderr
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's captured stream): its own write
+        stream.write(text)
+        stream.flush()
+        return
+    data = text.encode("utf-8", "replace")
+    while data:
+        data = data[os.write(fd, data) :]

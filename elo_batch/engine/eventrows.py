@@ -24,6 +24,7 @@ What the columns mean:
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -304,22 +305,7 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
             f"date ({CLOSING_DAYS} days before the list) on the next list. Hint: check which list FIDE rated each "
             "on, and give an event its period in the events file to rate it there."
         )
-    groups = facts.groups
-    later = groups.filter((pl.col(ev.MONTH) == period) & (pl.col(c.PERIOD) > period))
-    if later.height:
-        by_period = later.group_by(c.PERIOD).agg(pl.col(ev.ROWS).sum()).sort(c.PERIOD)
-        shown = ", ".join(f"{month}: {rows}" for month, rows in by_period.iter_rows())
-        notes.append(
-            f"{period}: {later[ev.ROWS].sum()} row(s) dated in {period} are rated in a later period ({shown}): "
-            "their event ends after this period's closing date (B.02 7.1.3), or their period says so. A "
-            "monthly run must hand these rows in again with the games of that period."
-        )
-    earlier = groups.filter((pl.col(c.PERIOD) == period) & (pl.col(ev.MONTH) < period))
-    if earlier.height:
-        notes.append(
-            f"{period}: {earlier[ev.ROWS].sum()} row(s) dated before {period} are rated in it (their event ends "
-            "in it, or their period says so)"
-        )
+    notes += _moved_notes(facts, period)
     if facts.period_by != "event":
         return notes
     days = ((end - pl.col(c.EVENT_START)).dt.total_days() + 1).alias("__days")
@@ -334,3 +320,84 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
             "rate it month by month."
         )
     return notes
+
+
+def _moved_notes(facts: ev.EventFacts, period: str) -> list[str]:
+    """Warnings about the rows dated in ``period`` that are rated in a later one, and those dated earlier
+    that are rated in it, each kind told apart: deferred by the closing date (B.02 7.1.3: the event ends
+    in the row's month, after its list's closing date), rated whole with an event that ends in a later
+    month, or given the period by ``period`` (the row's; by event also its event's in the events file)."""
+    end_month = pl.col(c.EVENT_END).dt.strftime("%Y-%m")
+    by_closing = pl.col(ev.SOURCE) == ev.BY_CLOSING_DATE
+    why = (
+        pl.when(by_closing & (end_month == pl.col(ev.MONTH))).then(pl.lit("closing"))
+        .when(by_closing).then(pl.lit("event"))
+        .otherwise(pl.lit("period"))  # a row without an event, or an event given its period
+    )  # fmt: skip
+    events = facts.events.select(c.EVENT_ID, ev.SOURCE, c.EVENT_END)
+    groups = facts.groups.join(events, on=c.EVENT_ID, how="left").with_columns(why.alias(_WHY))
+    given = "`period` (the row's or its event's)" if facts.period_by == "event" else "their `period`"
+    notes = []
+    later = groups.filter((pl.col(ev.MONTH) == period) & (pl.col(c.PERIOD) > period))
+    if later.height:
+        kinds = {
+            "event": "of events that end in a later month are rated whole in the period of their end ({})",
+            "period": f"are given a later period by {given} ({{}})",
+        }
+        notes.append(
+            f"{period}: {later[ev.ROWS].sum()} row(s) dated in {period} are rated in a later period "
+            f"({_by(later, c.PERIOD)}): {_kinds(later, kinds, c.PERIOD)}. A monthly run must hand these rows "
+            "in again with the games of that period."
+        )
+    earlier = groups.filter((pl.col(c.PERIOD) == period) & (pl.col(ev.MONTH) < period))
+    if earlier.height:
+        kinds = {
+            "event": "of events that end in a later month than their date's are rated whole in the period of "
+            "their end (dated {})",
+            "period": f"are given {period} by {given} (dated {{}})",
+        }
+        notes.append(
+            f"{period}: {earlier[ev.ROWS].sum()} row(s) dated before {period} are rated in it: "
+            f"{_kinds(earlier, kinds, ev.MONTH)}"
+        )
+    return notes
+
+
+_WHY = "__why"
+
+
+def _kinds(moved: pl.DataFrame, texts: Mapping[str, str], key: str) -> str:
+    """The moved rows' count of each kind, with its text (counts by ``key`` in its ``{}``); those deferred
+    by the closing date, one phrase per month of play they are deferred from."""
+    parts = []
+    deferred = moved.filter(pl.col(_WHY) == "closing").group_by(ev.MONTH, c.PERIOD).agg(pl.col(ev.ROWS).sum())
+    for month, to, rows in deferred.sort(ev.MONTH, c.PERIOD).iter_rows():
+        day, words = _closing(month)
+        parts.append(f"{rows} of events that end after {day}, {words}, are deferred to {to}")
+    for kind, text in texts.items():
+        rows = moved.filter(pl.col(_WHY) == kind)
+        if rows.height:
+            parts.append(f"{rows[ev.ROWS].sum()} {text.format(_by(rows, key))}")
+    return "; ".join(parts)
+
+
+def _by(rows: pl.DataFrame, key: str) -> str:
+    """``"2025-12: 3, 2026-01: 1"``: the rows by ``key``, in order."""
+    counts = rows.group_by(key).agg(pl.col(ev.ROWS).sum()).sort(key)
+    return ", ".join(f"{value}: {n}" for value, n in counts.iter_rows())
+
+
+def _closing(month: str) -> tuple[str, str]:
+    """The closing date of period ``month``'s list, the list of the 1st of the next month, and its words:
+    :data:`CLOSING_DAYS` days before that list (B.02 7.1.3; ``"2025-11"``: ``"2025-11-28"``)."""
+    year, number = map(int, month.split("-"))
+    listed = dt.date(year + number // 12, number % 12 + 1, 1)
+    day = (listed - dt.timedelta(days=CLOSING_DAYS)).isoformat()
+    words = f"{CLOSING_DAYS} days before the 1 {_MONTHS[listed.month - 1]} {listed.year} list, B.02 7.1.3"
+    return day, f"the closing date of period {month} ({words})"
+
+
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+)  # fmt: skip

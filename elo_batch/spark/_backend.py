@@ -27,6 +27,7 @@ from elo_batch.spark import _events
 from elo_batch.spark._api import require_spark
 from elo_batch.spark._check import SparkGames
 from elo_batch.spark._files import check_files
+from elo_batch.spark._jvm import jvm_started, start_context
 from elo_batch.spark._period import rate_periods
 
 if TYPE_CHECKING:
@@ -97,19 +98,25 @@ def session(master: str | None) -> SparkSession:
 
     A local master runs the Python workers with this interpreter (they import elo-batch from the
     environment it is installed in); a cluster's executors need elo-batch installed (README, "On a
-    cluster").
+    cluster"). A session started here has its JVM's stderr read into the logger ``elo_batch.spark``, one
+    record a line (:mod:`elo_batch.spark._jvm`), and no console progress bar; under ``spark-submit``, or
+    with a JVM this process started before, Spark's stderr is left as it is.
     """
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    builder = SparkSession.builder.appName("elo-batch")
-    if master is not None:
-        builder = builder.master(master)
     submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit configures the master
     if not submitted and (master or "local").startswith("local"):
-        builder = builder.config("spark.ui.showConsoleProgress", "false")
         # pyspark starts the workers with PYSPARK_PYTHON (else the first python3 on the PATH): this one
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    return builder.getOrCreate()
+    if jvm_started():
+        builder = SparkSession.builder.appName("elo-batch")
+        if not submitted:
+            builder = builder.config("spark.ui.showConsoleProgress", "false")
+        return (builder.master(master) if master is not None else builder).getOrCreate()
+    conf = SparkConf().setAppName("elo-batch").set("spark.ui.showConsoleProgress", "false")
+    start_context(conf.setMaster(master) if master is not None else conf)
+    return SparkSession.builder.getOrCreate()

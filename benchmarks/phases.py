@@ -3,8 +3,8 @@
 
 Usage (from the repository root, after ``benchmarks/run.py`` generated the shape)::
 
-    python benchmarks/profile.py bench-data/200k-1.6M
-    python benchmarks/profile.py bench-data/10M
+    python benchmarks/phases.py bench-data/200k-1.6M
+    python benchmarks/phases.py bench-data/10M
 
 Runs ``elo-batch run GAMES --ratings LIST --period 2026-10 --out bench-data/profile-out`` in this
 process with a timer around each phase of the run (start-up imports, reading and checking the inputs,

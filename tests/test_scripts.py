@@ -1,0 +1,90 @@
+"""The scripts beside the package (benchmarks/, scripts/) run as ``python benchmarks/X.py``: their folder is
+then first on ``sys.path``, so a file named as a standard-library module would be imported in its place."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from tests.conftest import ROOT
+
+FOLDERS = ("benchmarks", "scripts")
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_no_script_is_named_as_a_standard_library_module(folder: str) -> None:
+    shadowing = sorted(path.name for path in (ROOT / folder).glob("*.py") if path.stem in sys.stdlib_module_names)
+    assert shadowing == []
+
+
+@pytest.mark.parametrize("folder", FOLDERS)
+def test_cprofile_imports_with_the_scripts_folder_first_on_the_path(folder: str) -> None:
+    """What Spark's start needs (``cProfile`` imports ``profile``), with the folder first as when a script
+    of it runs."""
+    code = f"import sys; sys.path.insert(0, {str(ROOT / folder)!r}); import cProfile; cProfile.Profile"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+CONVERT = ROOT / "scripts" / "convert_deloitte.py"
+#: The challenge's test.csv shape: two real games, one decoy (WhiteScore -1), three months.
+DELOITTE = "TEID,MonthID,WhitePlayer,BlackPlayer,WhiteScore\n1,133,11,12,1\n2,134,12,13,0.5\n3,135,13,11,-1\n"
+
+
+def _convert(*args: str, cwd) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(CONVERT), *args], cwd=cwd, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_convert_deloitte_help_names_its_arguments(tmp_path) -> None:
+    done = _convert("--help", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert "--out DIR" in done.stdout and "SOURCE_CSV" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_convert_deloitte_writes_only_into_the_folder_given(tmp_path) -> None:
+    source = tmp_path / "test.csv"
+    source.write_text(DELOITTE, encoding="utf-8")
+    work = tmp_path / "cwd"  # where the command runs (the checkout, say): nothing may appear there
+    work.mkdir()
+
+    done = _convert(str(source), "--out", str(tmp_path / "converted"), cwd=work)
+
+    assert done.returncode == 0, done.stderr
+    assert list(work.iterdir()) == []
+    assert sorted(p.name for p in (tmp_path / "converted").iterdir()) == ["games.parquet", "ratings-2025-09.parquet"]
+    games = pl.read_parquet(tmp_path / "converted" / "games.parquet")
+    assert games.rows() == [("1", "2025-10", "11", "12", "1-0"), ("2", "2025-11", "12", "13", "1/2-1/2")]
+    assert pl.read_parquet(tmp_path / "converted" / "ratings-2025-09.parquet")["player_id"].to_list() == [
+        "11",
+        "12",
+        "13",
+    ]
+
+
+def test_convert_deloitte_without_an_output_folder_writes_nothing(tmp_path) -> None:
+    source = tmp_path / "test.csv"
+    source.write_text(DELOITTE, encoding="utf-8")
+    work = tmp_path / "cwd"
+    work.mkdir()
+
+    done = _convert(str(source), cwd=work)
+
+    assert done.returncode == 2
+    assert "--out" in done.stderr and "Traceback" not in done.stderr
+    assert list(work.iterdir()) == []
+
+
+def test_convert_deloitte_names_a_missing_source(tmp_path) -> None:
+    done = _convert(str(tmp_path / "nothing.csv"), "--out", str(tmp_path / "out"), cwd=tmp_path)
+
+    assert done.returncode == 66
+    assert "nothing.csv: no such file" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "out").exists()
