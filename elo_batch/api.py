@@ -20,8 +20,10 @@ import polars as pl
 
 from elo_batch import runner, sanity
 from elo_batch.apiargs import (
+    NOT_GIVEN,
     OPTIONS,
     Frame,
+    NotGiven,
     Options,
     Source,
     bands_frame,
@@ -34,6 +36,7 @@ from elo_batch.apiargs import (
     given,
     list_source,
     path_arg,
+    ratings_none,
 )
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
@@ -101,7 +104,7 @@ def rate_period(
     games: Source,
     *,
     period: str,
-    ratings: Source | None = None,
+    ratings: Source | NotGiven | None = NOT_GIVEN,
     rules: Literal["fide", "elo"] = "fide",
     **options: Unpack[Options],
 ) -> PeriodResult:
@@ -112,7 +115,9 @@ def rate_period(
             one-sided ``player_id, opponent_rating, result``): a polars DataFrame or LazyFrame, a pyarrow
             Table, or CSV/Parquet paths (a path, glob or folder, or a list of them).
         period: The month, ``YYYY-MM``.
-        ratings: The list in force, of the same kinds; None: ratings from the game rows.
+        ratings: The list in force, of the same kinds. None: no list (a new rating pool): ratings from
+            the game rows, players without one unrated. Not passed: as None, but a run whose game rows
+            of the period carry no rating is refused (NoRatingSourceError): a forgotten list.
         rules: ``fide`` (the regulations in force for the period) or ``elo`` (classic Elo).
         **options: See :class:`Options`.
 
@@ -123,7 +128,9 @@ def rate_period(
         TypeError: an unknown option, or ``games``/``ratings`` of a type that is not a table or paths.
         UsageError: a bad option value, or ``period`` is not one month.
         InputMissingError: an input file is missing or unreadable.
-        InputDataError: an input cannot be rated as given (StrictRejectError with ``strict``).
+        InputDataError: an input cannot be rated as given: StrictRejectError with ``strict``, over
+            ``max_rejected``, or (neither given) every row of the period rejected; NoRatingSourceError
+            without ``ratings`` and without a game-row rating (both exit 65).
 
     Example:
         >>> import polars as pl, elo_batch
@@ -148,7 +155,7 @@ def rate_periods(
     games: Source,
     *,
     periods: str,
-    ratings: Source | None = None,
+    ratings: Source | NotGiven | None = NOT_GIVEN,
     rules: Literal["fide", "elo"] = "fide",
     **options: Unpack[Options],
 ) -> Iterator[PeriodResult]:
@@ -268,7 +275,7 @@ def locked_output(out: str | os.PathLike[str]) -> Iterator[Path]:
 def validate(
     games: Source,
     *,
-    ratings: Source | None = None,
+    ratings: Source | NotGiven | None = NOT_GIVEN,
     period: str | None = None,
     rules: Literal["fide", "elo"] = "fide",
     on_progress: Progress | None = None,
@@ -277,8 +284,9 @@ def validate(
     """Check the inputs as ``elo-batch validate`` does, writing nothing.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_period` (``strict`` aside: rejected rows are
-            reported, not raised).
+        games, ratings, rules, options: As :func:`rate_period` (``strict`` and ``max_rejected`` aside:
+            rejected rows are reported, not raised; without ``ratings``, the rows of ``period`` must
+            carry a rating, as for :func:`rate_period`).
         period: A month or a range: those months are also rated in memory, and the report holds the
             counts ``run`` would write. None: every row of every period is checked.
         on_progress: Called before each step with (what is being done, steps done, steps in all).
@@ -302,10 +310,13 @@ def validate(
         events_path=events_source(options.get("events")),
         ratings_period=options.get("ratings_period"),
         bands=bands_frame(options),
+        ratings_none=ratings_none(ratings),
     )
 
 
-def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Options) -> Iterator[PeriodResult]:
+def _rate(
+    games: Source, ratings: Source | NotGiven | None, config: RunConfig, options: Options
+) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)
     encoding = options.get("encoding")
@@ -323,6 +334,8 @@ def _rate(games: Source, ratings: Source | None, config: RunConfig, options: Opt
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
+    if rating_list is None and not ratings_none(ratings):
+        runner.check_rating_source(loaded, config)
     frame = bands_frame(options)
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     inputs = RunInputs(loaded.files, list_info, config, encoding, started)

@@ -6,10 +6,11 @@ A source is a frame or paths. A bad argument raises TypeError (a wrong kind) or
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypedDict, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypedDict, get_args
 
 import polars as pl
 
@@ -28,6 +29,20 @@ if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tab
 Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
 #: Games or a rating list: a table in memory, or files (a path, a glob, a folder, or a list of them).
 Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+
+
+class NotGiven(enum.Enum):
+    """The default of ``ratings``: not passed. The run then needs a rating on a game row of its periods
+    (:class:`~elo_batch.errors.NoRatingSourceError` otherwise); ``ratings=None`` says there is no list."""
+
+    NOT_GIVEN = "NOT_GIVEN"
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+#: ``ratings`` not passed (see :class:`NotGiven`).
+NOT_GIVEN: Final = NotGiven.NOT_GIVEN
 
 
 class Options(TypedDict, total=False):
@@ -219,8 +234,14 @@ def games_sources(games: Source, name: str | None) -> list[str | FrameInput]:
     return list(source) if isinstance(source, list) else [source]
 
 
-def list_source(ratings: Source | None) -> str | list[str] | FrameInput | None:
-    return None if ratings is None else source_of(ratings, "ratings", None)
+def list_source(ratings: Source | NotGiven | None) -> str | list[str] | FrameInput | None:
+    """The list as the runner reads it: a frame, paths, or None (``ratings`` None or not passed)."""
+    return None if ratings is None or isinstance(ratings, NotGiven) else source_of(ratings, "ratings", None)
+
+
+def ratings_none(ratings: Source | NotGiven | None) -> bool:
+    """``ratings=None`` was passed: no list is meant (the runner's ``ratings_none``)."""
+    return ratings is None
 
 
 def events_source(events: object) -> str | FrameInput | None:

@@ -15,24 +15,29 @@ import re
 from collections.abc import Mapping
 
 #: Marks an option named in a message: ``\ue000name\ue002``, or ``\ue000name\ue001T text\ue002`` with its
-#: value (T: ``s`` text, ``o`` anything else); private-use characters, never in a message otherwise, resolved
-#: whenever the message is rendered.
-_OPTION = re.compile("\ue000([A-Za-z0-9_]+)(?:\ue001([so])(.*?))?\ue002", re.DOTALL)
+#: value (T: ``s`` text, ``o`` anything else, ``n`` None, no text); private-use characters, never in a
+#: message otherwise, resolved whenever the message is rendered.
+_OPTION = re.compile("\ue000([A-Za-z0-9_]+)(?:\ue001([son])(.*?))?\ue002", re.DOTALL)
 
 
-def option(name: str, value: str | bool | int | None = None) -> str:
+def option(name: str, value: str | bool | int | None = None, *, none: bool = False) -> str:
     """An option of the run, as a message names it: ``name`` is the Python keyword (``rule_set``).
 
     Rendered as ``rule_set`` or ``rule_set='elo'`` in the library's text, and as the flag
     (``--rule-set``, ``--rule-set elo``; a flag set to True alone) in the CLI's (see
-    :meth:`EloBatchError.render`).
+    :meth:`EloBatchError.render`). ``none``: the option set to None, ``ratings=None`` in the library's
+    text and ``--ratings none`` in the CLI's.
 
     >>> error = UsageError(f"{option('rules', 'elo')} and {option('strict', True)} clash")
     >>> str(error)
     "rules='elo' and strict=True clash"
     >>> error.render({})
     '--rules elo and --strict clash'
+    >>> Text(f"or {option('ratings', none=True)}").render({})
+    'or --ratings none'
     """
+    if none:
+        return f"\ue000{name}\ue001n\ue002"
     if value is None:
         return f"\ue000{name}\ue002"
     return f"\ue000{name}\ue001{'s' if isinstance(value, str) else 'o'}{value}\ue002"
@@ -41,6 +46,8 @@ def option(name: str, value: str | bool | int | None = None) -> str:
 def _resolve(text: str, flags: Mapping[str, str] | None) -> str:
     def one(match: re.Match[str]) -> str:
         name, kind, value = match.groups()
+        if kind == "n":
+            value = "None" if flags is None else "none"
         if flags is None:
             return name if kind is None else f"{name}={value!r}" if kind == "s" else f"{name}={value}"
         flag = flags.get(name, "--" + name.replace("_", "-"))
@@ -157,6 +164,11 @@ class InputDataError(EloBatchError, ValueError):
 
 class StrictRejectError(InputDataError):
     """``--strict`` and at least one input row was rejected, exit 65."""
+
+
+class NoRatingSourceError(InputDataError):
+    """No rating list was named and no game row of the periods rated carries a rating, exit 65: every
+    player would start unrated (``--ratings none``, ``ratings=None``, says that is meant)."""
 
 
 class InputMissingError(EloBatchError, OSError):

@@ -10,7 +10,9 @@ import polars as pl
 
 from elo_batch import runner
 from elo_batch.apiargs import (
+    NOT_GIVEN,
     OPTIONS,
+    NotGiven,
     Options,
     Source,
     callback_arg,
@@ -23,6 +25,7 @@ from elo_batch.apiargs import (
     given,
     list_source,
     path_arg,
+    ratings_none,
     seconds_arg,
 )
 from elo_batch.inputs.readers import check_encoding
@@ -35,7 +38,7 @@ def run(
     *,
     period: str,
     out: str | os.PathLike[str],
-    ratings: Source | None = None,
+    ratings: Source | NotGiven | None = NOT_GIVEN,
     rules: Literal["fide", "elo"] = "fide",
     format: Literal["parquet", "csv"] = "parquet",
     table_format: Literal["parquet", "delta"] = "parquet",
@@ -58,7 +61,9 @@ def run(
     each period is rated from the list the previous one produced and written atomically.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here).
+        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here): without
+            ``ratings`` (not even None) and without a game-row rating in the periods, NoRatingSourceError
+            before anything is written.
         period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
         out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
         format, table_format, csv_formulas: As :func:`write_period`.
@@ -115,4 +120,5 @@ def run(
         table_format=table_format,
         ratings_period=options.get("ratings_period"),
         engine=chosen,
+        ratings_none=ratings_none(ratings),
     )

@@ -12,7 +12,7 @@ from typing import Protocol, TypeVar
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import sanity
+from elo_batch import guards, sanity
 from elo_batch.config import PeriodBy, RunConfig
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import PeriodResult
@@ -53,6 +53,9 @@ class Engine(Protocol):
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
     ) -> Iterator[PeriodResult]:
         """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
+
+    def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
+        """Whether a game row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`."""
 
 
 def load_inputs(
@@ -159,6 +162,17 @@ def check_strict(games: GamesInput, config: RunConfig) -> None:
     if config.strict:
         _fail_if_rejected(rejected_in_run(games, config.periods))
     sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
+
+
+def check_rating_source(games: GamesInput, config: RunConfig, engine: Engine | None = None) -> None:
+    """Refuse a run that names no rating list (nor ``--ratings none``) when no game row of its periods
+    carries a rating (the rows where they are: ``engine``'s, else here); see :mod:`elo_batch.guards`.
+
+    Raises:
+        NoRatingSourceError: as said (exit 65); the caller must write nothing.
+    """
+    found = engine.game_ratings_in if engine is not None else guards.game_ratings_in
+    guards.check_rating_source(config.periods, lambda: found(games, config.periods))
 
 
 def _fail_if_rejected(rejected: pl.DataFrame) -> None:

@@ -21,12 +21,14 @@ from elo_batch import columns as c
 from elo_batch import sanity
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
+from elo_batch.guards import Reason, rejected_reasons
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.formulas import CsvFormulas
 from elo_batch.outputs.writers import Format, check_writable
 from elo_batch.runinputs import Engine as Engine
+from elo_batch.runinputs import check_rating_source as check_rating_source
 from elo_batch.runinputs import check_strict as check_strict
 from elo_batch.runinputs import input_warnings as input_warnings
 from elo_batch.runinputs import load_inputs as load_inputs
@@ -73,6 +75,10 @@ class PeriodSummary:
             keywords; the CLI shows them as flags).
         outputs: Table name -> written file; empty when nothing was written (``validate``).
         bands: Players whose band went up and down (``{"up": n, "down": m}``).
+        rejected_reasons: The period's rejected rows by reason, grouped without their values, the
+            most frequent first (at most :data:`elo_batch.guards.TOP_REASONS`): ``(column or None,
+            reason, rows)``, e.g. ``("result", "'...' is not a result. Hint: ...", 3)``.
+        rejected_more_reasons: Reasons left out of ``rejected_reasons``.
     """
 
     period: str
@@ -82,6 +88,8 @@ class PeriodSummary:
     warnings: tuple[str, ...]
     outputs: dict[str, str]
     bands: dict[str, int] = dataclasses.field(default_factory=lambda: {"up": 0, "down": 0})
+    rejected_reasons: tuple[Reason, ...] = ()
+    rejected_more_reasons: int = 0
 
 
 @dataclass(frozen=True)
@@ -125,13 +133,15 @@ def run(
     ratings_period: str | None = None,
     events_path: str | FrameInput | None = None,
     engine: Engine | None = None,
+    ratings_none: bool = False,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
     Order: take ``out``'s lock (where ``out`` is a folder that exists) and recover what a killed run
-    left half committed, read and check every input, check ``--strict`` and ``--max-rejected``, check
-    that ``out`` is writable, then rate and write period by period; so an input read from ``out`` (last
-    month's list) is always a committed period, and a bad input or an unwritable ``out`` fails before
+    left half committed, read and check every input, check ``--strict`` and ``--max-rejected`` (by
+    default: not every row rejected) and that the run has a rating source, check that ``out`` is
+    writable, then rate and write period by period; so an input read from ``out`` (last month's list)
+    is always a committed period, and a bad input or an unwritable ``out`` fails before
     any rating and before anything is written. The lock is held to the end of the run: other runs into
     ``out`` wait. Likely mistakes that do not stop the run (see :mod:`elo_batch.sanity`) are in each
     period's warnings; the manifest of the last period names the later periods of ``out`` it leaves
@@ -141,6 +151,8 @@ def run(
         games_paths: Game files, globs or folders (CSV or Parquet).
         config: The run's settings.
         ratings_path: The list in force before the first period, or None (ratings from the games).
+        ratings_none: ``ratings_path`` None was asked for (``--ratings none``): a run without a rating
+            source is meant (a new rating pool); else such a run is refused.
         out: Output folder.
         fmt: ``parquet`` or ``csv``.
         encoding: Force the CSV text encoding.
@@ -167,8 +179,10 @@ def run(
         UsageError: a period has no supported rule set, or ``encoding`` is unknown.
         InputMissingError: an input file is missing or unreadable.
         InputDataError: an input cannot be rated as given.
+        NoRatingSourceError: no list, ``ratings_none`` not set, and no game row of the periods carries a
+            rating (nothing is written).
         StrictRejectError: ``config.strict`` and a row was rejected, or more rows were rejected than
-            ``config.max_rejected`` allows (nothing is written).
+            ``config.max_rejected`` allows, or (neither given) every row was rejected (nothing is written).
         OutputError: the outputs cannot be written (the previous outputs of the period are kept), or
             another writer held the lock of ``out`` for longer than ``lock_timeout``.
     """
@@ -198,6 +212,7 @@ def run(
             tables,
             events_path,
             engine,
+            ratings_none,
         )
 
 
@@ -216,6 +231,7 @@ def _run(
     tables: tuple[str, str | None] = ("parquet", None),
     events_path: str | FrameInput | None = None,
     engine: Engine | None = None,
+    ratings_none: bool = False,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     table_format, ratings_period = tables
@@ -235,6 +251,8 @@ def _run(
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     notes = repaired + notes
     check_strict(games, config)
+    if rating_list is None and not ratings_none:
+        check_rating_source(games, config, engine)
     check_writable(out)
     hold()
     stale = sanity.later_periods(out, config.periods)
@@ -284,6 +302,7 @@ def validate(
     events_path: str | FrameInput | None = None,
     ratings_period: str | None = None,
     bands: pl.DataFrame | None = None,
+    ratings_none: bool = False,
 ) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
@@ -291,7 +310,8 @@ def validate(
     ``run`` would write to the manifest. Without, every row of every period is checked and the
     usable rows are counted per period.
 
-    ``bands``: a band table in memory (the Python API), instead of ``config.bands``.
+    ``bands``: a band table in memory (the Python API), instead of ``config.bands``. ``ratings_none``:
+    as for :func:`run` (the guard judges the rows of ``config.periods``: none without periods).
 
     Raises:
         As :func:`run`, except StrictRejectError and OutputError: rejected rows are in the report.
@@ -302,6 +322,8 @@ def validate(
     games, rating_list, list_info = load_inputs(
         games_paths, ratings_path, config, encoding, None, ratings_period, events=events_path
     )
+    if rating_list is None and not ratings_none:
+        check_rating_source(games, config)
     table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
@@ -325,6 +347,7 @@ def validate(
 
 def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
     up, down = result.band_moves
+    reasons, more = rejected_reasons(result.rejected)
     return PeriodSummary(
         result.period,
         result.rule_set.name,
@@ -333,4 +356,6 @@ def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str,
         warnings,
         outputs,
         {"up": up, "down": down},
+        reasons,
+        more,
     )

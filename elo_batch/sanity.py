@@ -1,8 +1,9 @@
 """Warnings about likely mistakes that do not stop a run, and the limit on rejected rows (``max_rejected``).
 
-A run can exit 0 with a list that looks fine and is wrong: the rating list forgotten (every player
-unrated), most rows rejected, ids written unlike the list's (``0100`` for ``100``), the same games
-delivered in two files, a past period re-run under later ones, a list without ``k`` or ``games_total``.
+A run can exit 0 with a list that looks fine and is wrong: no player rated (``--ratings none`` and no
+game-row rating), most rows rejected (all of them refuse the run unless ``max_rejected`` allows it),
+ids written unlike the list's (``0100`` for ``100``), the same games delivered in two files, a past
+period re-run under later ones, a list without ``k`` or ``games_total``.
 Each check is a whole-column polars query over what the run already has (the checked game rows, the
 list, a period's result); only a handful of examples are then looked at in Python. Library code: it
 returns texts or raises :class:`~elo_batch.errors.StrictRejectError`; it never prints.
@@ -21,6 +22,7 @@ from elo_batch import columns as c
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
+from elo_batch.guards import reasons_text, rejected_reasons
 from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.outputs import delta, objectstore
@@ -54,12 +56,18 @@ def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunC
         games: The run's checked game rows.
         config: The run's settings.
 
+    Without a limit and without ``config.strict`` (neither given), the default limit refuses a run whose
+    rows are all rejected (at least one row): a list carried forward unchanged; a run without rows (a
+    header-only file) passes.
+
     Raises:
         StrictRejectError: over the limit (exit 65); the caller must write nothing.
     """
-    if config.max_rejected is None:
-        return
     rows = sum(games.period_rows.get(period, 0) for period in config.periods) + rejected.height
+    if config.max_rejected is None:
+        if not config.strict and rejected.height and rejected.height == rows:
+            _all_rejected(rejected)
+        return
     if rejected.height <= rejected_limit(config.max_rejected, rows):
         return
     first = rejected.row(0, named=True)
@@ -72,6 +80,16 @@ def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunC
         column=first[c.COLUMN],
         value=first[c.VALUE],
         hint=f"fix the rejected rows (`elo-batch validate` lists them), or raise {option('max_rejected')}.",
+    )
+
+
+def _all_rejected(rejected: pl.DataFrame) -> None:
+    reasons, more = rejected_reasons(rejected)
+    raise StrictRejectError(
+        f"all {rejected.height} rows of the period(s) rated were rejected: no game would be rated and the list "
+        f"would be carried forward unchanged; nothing was written. Reasons: {reasons_text(reasons, more)}",
+        hint=f"fix the rejected rows (`elo-batch validate` lists them), or give {option('max_rejected', '100%')} "
+        "to write them to rejected and carry the list forward.",
     )
 
 

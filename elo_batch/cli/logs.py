@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shlex
 import sys
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,11 @@ def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
             "bands": summary.bands,
             "warnings": [render_text(warning, FLAGS) for warning in summary.warnings],
             "outputs": summary.outputs,
+            "rejected_reasons": [
+                {"column": column, "reason": reason, "rows": rows} for column, reason, rows in summary.rejected_reasons
+            ],
+            "rejected_more_reasons": summary.rejected_more_reasons,
+            "rejected_command": list_command(summary) if written and counts.rejected else None,
         }
         print(json.dumps(record), file=sys.stderr)
         return
@@ -70,11 +76,31 @@ def _log_rejected(summary: PeriodSummary) -> None:
         rows = counts.counted + counts.not_counted + counts.rejected
         print(
             f"elo-batch: WARNING: {summary.period}: {counts.rejected} of {rows} rows were rejected; "
-            f"the list is built from the rest. Rejected rows: {where}",
+            f"the list is built from the rest. Rejected rows: {where}; by reason:",
             file=sys.stderr,
         )
     else:
-        print(f"  rejected: {counts.rejected} row(s), in {where}", file=sys.stderr)
+        print(f"  rejected: {counts.rejected} row(s), in {where}; by reason:", file=sys.stderr)
+    for column, reason, count in summary.rejected_reasons:
+        print(f"    {count} x {column}: {reason}" if column else f"    {count} x {reason}", file=sys.stderr)
+    if summary.rejected_more_reasons:
+        more = summary.rejected_more_reasons
+        print(f"    and {more} more reason{'s' if more > 1 else ''}", file=sys.stderr)
+    print(f"  list them: {list_command(summary)}", file=sys.stderr)
+
+
+def list_command(summary: PeriodSummary) -> str:
+    """A shell command that lists a written period's rejected rows as CSV (polars, installed with elo-batch)."""
+    where = summary.outputs.get("rejected", "")
+    path = json.dumps(where)  # a Python string literal in double quotes: the command's single quotes stay whole
+    if where.endswith(".parquet"):
+        read = f"pl.read_parquet({path})"
+    elif where.endswith(".csv"):
+        read = f"pl.read_csv({path}, infer_schema=False)"
+    else:  # a Delta table: the period's partition
+        read = f'pl.read_delta({path}).filter(pl.col("period") == {json.dumps(summary.period)})'
+    columns = ", ".join(json.dumps(name) for name in (c.SOURCE_FILE, c.SOURCE_ROW, c.COLUMN, c.VALUE, c.REASON))
+    return "python -c " + shlex.quote(f"import sys, polars as pl; {read}.select({columns}).write_csv(sys.stdout)")
 
 
 def log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:

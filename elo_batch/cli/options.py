@@ -68,7 +68,8 @@ GamesArg = Annotated[list[str], typer.Argument(help="Game files (CSV or Parquet)
 RatingsOpt = Annotated[
     str | None,
     typer.Option(
-        help="The rating list in force (CSV or Parquet), or a ratings table elo-batch wrote (--ratings-period)."
+        help="The rating list in force (CSV or Parquet), or a ratings table elo-batch wrote (--ratings-period); "
+        "none: no list, a new rating pool (needed when no game row carries a rating)."
     ),
 ]
 

@@ -119,7 +119,7 @@ def run_command(
                 games,
                 period=period,
                 out=out,
-                ratings=ratings,
+                **ratings_arg(ratings),
                 rules=rules.value,
                 format=format.value,  # type: ignore[arg-type]
                 table_format=table_format.value,  # type: ignore[arg-type]
@@ -174,7 +174,7 @@ def validate_command(
         with ProgressBar(enabled=log_format is LogFormat.text) as bar:
             report = elo_batch.validate(
                 games,
-                ratings=ratings,
+                **ratings_arg(ratings),
                 period=period,
                 rules=rules.value,
                 on_progress=bar,
@@ -183,6 +183,14 @@ def validate_command(
         return log_validation(report, log_format)
 
     guard(work, log_format)
+
+
+def ratings_arg(ratings: str | None) -> dict[str, str | None]:
+    """``--ratings`` as the API's ``ratings``: not passed without the flag (the run then needs a rating on a
+    game row), None for ``--ratings none`` (no list: a new rating pool; ``./none`` names a file so called)."""
+    if ratings is None:
+        return {}
+    return {"ratings": None if ratings == "none" else ratings}
 
 
 def api_options(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
 
-from elo_batch import api, apiargs, runner, sanity
+from elo_batch import api, apiargs, guards, runner, sanity
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
@@ -79,7 +79,7 @@ def rate_period(
     games: DataFrame,
     *,
     period: str,
-    ratings: DataFrame | api.Source | None = None,
+    ratings: DataFrame | api.Source | apiargs.NotGiven | None = apiargs.NOT_GIVEN,
     rules: Literal["fide", "elo"] = "fide",
     **options: Unpack[api.Options],
 ) -> SparkPeriodResult:
@@ -93,7 +93,9 @@ def rate_period(
             partition order).
         period: The month, ``YYYY-MM``.
         ratings: The list in force: a Spark DataFrame (collected to the driver: one row per player), a
-            polars DataFrame or LazyFrame, a pyarrow Table, or paths; None: ratings from the game rows.
+            polars DataFrame or LazyFrame, a pyarrow Table, or paths; None: no list (ratings from the game
+            rows); not passed: as None, but refused when no game row of the period carries a rating
+            (:class:`~elo_batch.errors.NoRatingSourceError`), as :func:`elo_batch.rate_period` does.
         rules: ``fide`` or ``elo``.
         **options: As :class:`elo_batch.api.Options`, but ``chunk_rows`` (Spark's partitions are the
             chunks); ``events`` may be a Spark DataFrame too (collected: one row per event).
@@ -105,7 +107,7 @@ def rate_period(
         TypeError: an unknown option, or ``games`` is not a Spark DataFrame.
         UsageError: a bad option value, ``period`` is not one month, or pyspark is not installed.
         InputMissingError: the rating list's file is missing.
-        InputDataError: an input cannot be rated as given (StrictRejectError with ``strict``).
+        InputDataError: an input cannot be rated as given (as :func:`elo_batch.rate_period`).
     """
     _check_options("elo_batch.spark.rate_period", options)
     config = apiargs.config_of(apiargs.given(period, "period"), rules, options)
@@ -120,7 +122,7 @@ def rate_periods(
     games: DataFrame,
     *,
     periods: str,
-    ratings: DataFrame | api.Source | None = None,
+    ratings: DataFrame | api.Source | apiargs.NotGiven | None = apiargs.NOT_GIVEN,
     rules: Literal["fide", "elo"] = "fide",
     **options: Unpack[api.Options],
 ) -> Iterator[SparkPeriodResult]:
@@ -194,7 +196,7 @@ def require_spark() -> None:
 
 
 def _rate(
-    games: DataFrame, ratings: DataFrame | api.Source | None, config: RunConfig, options: api.Options
+    games: DataFrame, ratings: DataFrame | api.Source | apiargs.NotGiven | None, config: RunConfig, options: api.Options
 ) -> Iterator[SparkPeriodResult]:
     """Check the list, the rule sets and the games now; rate the periods as the iterator is advanced."""
     require_spark()
@@ -223,6 +225,8 @@ def _rate(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
+    if rating_list is None and not apiargs.ratings_none(ratings):
+        guards.check_rating_source(config.periods, lambda: checked.game_ratings_in(config.periods))
     inputs = api.RunInputs(loaded.files, list_info, config, encoding, started)
     return _periods(games.sparkSession, checked, rating_list, config, notes, inputs, bands)
 
@@ -258,7 +262,7 @@ def _periods(
 
 
 def _load_list(
-    ratings: DataFrame | api.Source | None,
+    ratings: DataFrame | api.Source | apiargs.NotGiven | None,
     fractional: bool,
     encoding: str | None,
     config: RunConfig,
@@ -266,7 +270,7 @@ def _load_list(
 ) -> tuple[pl.DataFrame | None, InputFile | None]:
     """The list in force, read and checked on the driver as :func:`elo_batch.runner.load_inputs` reads it
     (a Spark frame is collected: one row per player; a ratings table's period with ``ratings_period``)."""
-    if ratings is None:
+    if ratings is None or isinstance(ratings, apiargs.NotGiven):
         return None, None
     source: Any
     if _is_spark(ratings):

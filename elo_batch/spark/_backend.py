@@ -87,6 +87,10 @@ class SparkEngine:
         for done in rate_periods(self._own(games), rating_list, config, bands=bands):
             yield done.result
 
+    def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
+        """Whether a game row of ``periods`` carries a rating (the run's guard on its rating source), on Spark."""
+        return self._own(games).game_ratings_in(periods)
+
     def _own(self, games: GamesInput) -> SparkGames:
         if self._games is None or self._games.games is not games:
             raise InternalError("the games were not read by this engine", hint="please report it.")

@@ -73,6 +73,16 @@ class SparkGames:
         for frame in self.cached:
             frame.unpersist()
 
+    def game_ratings_in(self, periods: tuple[str, ...]) -> bool:
+        """Whether a row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`: a Spark
+        job that stops at the first such row (none when no input has a rating column)."""
+        if {c.WHITE_RATING, c.BLACK_RATING} <= self.games.absent:
+            return False
+        from pyspark.sql import functions as F
+
+        rated = F.col(c.WHITE_RATING).isNotNull() | F.col(c.BLACK_RATING).isNotNull()
+        return bool(self.rows.where(F.col(c.PERIOD).isin(list(periods)) & rated).limit(1).count())
+
 
 @dataclass(frozen=True)
 class _Checker:
