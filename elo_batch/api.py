@@ -334,10 +334,10 @@ def _rate(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
-    if rating_list is None and not ratings_none(ratings):
-        runner.check_rating_source(loaded, config)
     frame = bands_frame(options)
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
+    if rating_list is None and not ratings_none(ratings):
+        runner.check_rating_source(loaded, config)
     inputs = RunInputs(loaded.files, list_info, config, encoding, started)
     results = rate_engine_periods(loaded, rating_list, config, bands=bands)
 

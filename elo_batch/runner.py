@@ -322,9 +322,9 @@ def validate(
     games, rating_list, list_info = load_inputs(
         games_paths, ratings_path, config, encoding, None, ratings_period, events=events_path
     )
+    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     if rating_list is None and not ratings_none:
         check_rating_source(games, config)
-    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
     summaries = []
     results = rate_periods(games, rating_list, config, bands=table)

@@ -415,6 +415,7 @@ def test_every_error_class_is_exported_with_its_exit_code() -> None:
         "UsageError": 2,
         "InputDataError": 65,
         "StrictRejectError": 65,
+        "NoRatingSourceError": 65,
         "InputMissingError": 66,
         "OutputError": 73,
         "InternalError": 70,
@@ -521,7 +522,7 @@ def test_strict_refuses_a_frame_with_a_rejected_row() -> None:
 
 
 def test_write_period_names_out_when_it_is_a_file(tmp_path: Path) -> None:
-    result = elo_batch.rate_period(GAMES, period="2025-11")
+    result = elo_batch.rate_period(GAMES, period="2025-11", ratings=None)
     (tmp_path / "file").write_text("x")
 
     with pytest.raises(elo_batch.OutputError) as raised:

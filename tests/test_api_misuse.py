@@ -227,9 +227,10 @@ def test_the_run_help_shows_the_delta_extra(cli) -> None:
 
 def test_a_warning_names_the_parameter_in_the_library_and_the_flag_in_the_cli(cli) -> None:
     games = _games()
-    warning = next(w for w in elo_batch.rate_period(games, period="2025-10").warnings if "no player has a rating" in w)
+    rated = elo_batch.rate_period(games, period="2025-10", ratings=None)
+    warning = next(w for w in rated.warnings if "no player has a rating" in w)
     assert warning.endswith("Hint: give the list in force with ratings.") and "--" not in warning
-    result = cli.run(f"run {GAMES} --period 2025-10 --log-format json")
+    result = cli.run(f"run {GAMES} --ratings none --period 2025-10 --log-format json")
     assert "Hint: give the list in force with --ratings." in result.stderr
 
 

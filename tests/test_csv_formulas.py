@@ -128,7 +128,7 @@ def test_imported_games_as_csv_escape_names_and_results_and_run_as_they_are(cli,
     first = _cells(games)[0]
     assert (first["white_id"], first["white_name"], first["event_id"]) == ("=HYPERLINK(1)", "'=HYPERLINK(1)", "'=Open")
     assert first["result"] == "'+--"
-    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out")
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out", "--ratings", "none")  # no list
     assert result.exit_code == 0, result.output
     audit = read_table(tmp_path / "out", "audit", "2025-11")
     assert audit["reason"].to_list()[:2] == ["forfeit", "forfeit"]

@@ -238,11 +238,12 @@ def test_usage_errors(cli, tmp_path: Path, inputs, args: list[str], message: str
 def test_formats_are_never_mixed_in_one_output_folder(cli, tmp_path: Path, inputs) -> None:
     games, _ = inputs
     hive, lake = tmp_path / "hive", tmp_path / "lake"
-    assert cli("run", games, "--period", "2025-11", "--out", hive).exit_code == 0
-    assert cli("run", games, "--period", "2025-11", "--out", lake, "--table-format", "delta").exit_code == 0
+    pool = ("--ratings", "none")  # no list: a new rating pool
+    assert cli("run", games, *pool, "--period", "2025-11", "--out", hive).exit_code == 0
+    assert cli("run", games, *pool, "--period", "2025-11", "--out", lake, "--table-format", "delta").exit_code == 0
 
-    into_hive = cli("run", games, "--period", "2025-12", "--out", hive, "--table-format", "delta")
-    into_lake = cli("run", games, "--period", "2025-12", "--out", lake)
+    into_hive = cli("run", games, *pool, "--period", "2025-12", "--out", hive, "--table-format", "delta")
+    into_lake = cli("run", games, *pool, "--period", "2025-12", "--out", lake)
 
     assert into_hive.exit_code == 73 and f"{hive / 'rejected'}: holds hive Parquet/CSV partitions" in into_hive.stderr
     assert into_lake.exit_code == 73 and f"{lake / 'rejected'}: holds a Delta table" in into_lake.stderr
@@ -288,11 +289,12 @@ def test_integer_then_text_ids_turn_the_tables_ids_into_text(cli, tmp_path: Path
     numbered = tmp_path / "g.parquet"
     pl.DataFrame({"white_id": [1], "black_id": [2], "result": ["1-0"], "date": ["2025-11-03"]}).write_parquet(numbered)
     texted = write_csv(tmp_path / "g.csv", "white_id,black_id,result,date\n1,X9,0-1,2025-12-03")
-    assert cli("run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta").exit_code == 0
+    delta_pool = ("--table-format", "delta", "--ratings", "none")  # no list: a new rating pool
+    assert cli("run", numbered, "--period", "2025-11", "--out", out, *delta_pool).exit_code == 0
     assert pl.scan_delta(str(out / "ratings")).collect_schema()["player_id"] == pl.Int64
 
-    result = cli("run", texted, "--period", "2025-12", "--out", out, "--table-format", "delta")
-    back = cli("run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta")  # integers again
+    result = cli("run", texted, "--period", "2025-12", "--out", out, *delta_pool)
+    back = cli("run", numbered, "--period", "2025-11", "--out", out, *delta_pool)  # integers again
 
     assert result.exit_code == 0, result.output
     assert back.exit_code == 0, back.output
@@ -367,7 +369,8 @@ def test_a_run_killed_between_commits_is_rolled_back_by_the_next_run(cli, tmp_pa
     assert reached == list(delta.ORDER[:after])  # the state left: those tables hold the killed run's rows
     assert manifest(out, "2025-11")["run_id"] == named
 
-    result = cli("run", worse, "--period", "2025-12", "--out", out, "--table-format", "delta")  # another period
+    again = ("run", worse, "--ratings", "none", "--period", "2025-12", "--out", out, "--table-format", "delta")
+    result = cli(*again)  # another period (no list: a new rating pool)
 
     assert result.exit_code == 0, result.output
     assert (
@@ -376,7 +379,7 @@ def test_a_run_killed_between_commits_is_rolled_back_by_the_next_run(cli, tmp_pa
     for table in TABLES:
         assert_frame_equal(rows(out, table, "2025-11"), before[table])
         assert latest_run(out, table) in (named, manifest(out, "2025-12")["run_id"])
-    assert cli("run", worse, "--period", "2025-12", "--out", out, "--table-format", "delta").stderr.count("rolled") == 0
+    assert cli(*again).stderr.count("rolled") == 0
 
 
 def test_a_first_run_killed_between_commits_leaves_no_rows_of_its_period(cli, tmp_path: Path, committed) -> None:
@@ -517,12 +520,13 @@ def test_a_killed_rewrite_of_the_ids_as_text_is_rolled_back(cli, tmp_path: Path)
     numbered = tmp_path / "g.parquet"
     pl.DataFrame({"white_id": [1], "black_id": [2], "result": ["1-0"], "date": ["2025-11-03"]}).write_parquet(numbered)
     texted = write_csv(tmp_path / "g.csv", "white_id,black_id,result,date\n1,X9,0-1,2025-11-03")
-    assert cli("run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta").exit_code == 0
+    delta_pool = ("--table-format", "delta", "--ratings", "none")  # no list: a new rating pool
+    assert cli("run", numbered, "--period", "2025-11", "--out", out, *delta_pool).exit_code == 0
     before = rows(out, "audit", "2025-11")
-    _killed_run(2, texted, "--period", "2025-11", "--out", out, "--table-format", "delta")  # audit rewritten as text
+    _killed_run(2, texted, "--period", "2025-11", "--out", out, *delta_pool)  # audit rewritten as text
     assert rows(out, "audit", "2025-11")["opponent_id"].to_list() == ["X9", "1"]
 
-    result = cli("run", numbered, "--period", "2025-12", "--out", out, "--table-format", "delta")
+    result = cli("run", numbered, "--period", "2025-12", "--out", out, *delta_pool)
 
     assert result.exit_code == 0, result.output
     assert "period 2025-11 rolled back to version 0" in result.stderr

@@ -166,7 +166,8 @@ A,C,1-0,2025-11-04,2025-12,E
 B,C,1-0,2025-11-04,,E
 """)
 
-    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST, period_by="event")
+    # every row of the period rejected: allowed explicitly (the default refuses such a run)
+    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST, period_by="event", max_rejected="100%")
 
     assert result.counts.counted == 0
     assert result.rejected["source_row"].to_list() == [1, 3]  # row 2 belongs to 2025-12's rejected rows
@@ -415,7 +416,7 @@ A,B,1-0,2025-11-03,M,match
 A,C,1-0,2025-11-04,M,
 """)
 
-    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST)
+    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST, max_rejected="100%")  # every row
 
     assert result.rejected.height == 2
     assert result.rejected["reason"][0].startswith("event 'M' is a match, but its games have 3 players (A, B, C).")
@@ -449,7 +450,7 @@ A,B,1-0,2025-11-03,M,duel,
 A,B,1-0,2025-11-04,M,match,four
 """)
 
-    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST)
+    result = elo_batch.rate_period(games, period="2025-11", ratings=LIST, max_rejected="100%")  # every row
 
     assert result.rejected.select("source_row", "column", "reason").rows() == [
         (1, "event_type", "'duel' is not an event type. Hint: use tournament or match."),
@@ -583,7 +584,7 @@ def test_validate_takes_the_events_and_checks_their_rows(cli, tmp_path: Path) ->
     )
     events = write_csv(tmp_path / "events.csv", "event_id,period\nE,2025-12")
 
-    result = cli("validate", games, "--events", events, "--period-by", "event", "--period", "2025-12")
+    result = cli("validate", games, "--events", events, "--period-by", "event", "--period", "2025-12", "--ratings", "none")
 
     assert result.exit_code == 65  # a row is rejected
     assert "row 2, column period: event 'E' has period '2025-12' in the events file" in result.stdout

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 import elo_batch
 from elo_batch.errors import EloBatchError, InputDataError, StrictRejectError
 from tests.conftest import read_table, write_csv
+from tests.test_spark import MISSING as SPARK_MISSING
 
 LIST = "player_id,rating,k\n100,2000,20\n200,1900,20\n300,2100,20\n"
 GAMES = """
@@ -330,3 +332,115 @@ def test_the_api_summary_carries_the_reasons(tmp_path, bad, rating_list) -> None
 
     assert summary.rejected_reasons[0] == ("result", RESULT_REASON.split(": ", 1)[1], 3)
     assert sum(rows for _, _, rows in summary.rejected_reasons) == 9 and summary.rejected_more_reasons == 2
+
+
+@pytest.mark.parametrize("fmt", ["csv", "delta"])
+def test_the_command_lists_the_rows_of_csv_and_delta_outputs(cli, tmp_path, bad, rating_list, fmt: str) -> None:
+    how = ("--format", "csv") if fmt == "csv" else ("--table-format", "delta")
+    args = ("run", bad, "--ratings", rating_list, "--period", "2025-10", "--out", tmp_path / "out", *how)
+
+    result = cli(*args, "--max-rejected", "100%")
+
+    assert result.exit_code == 0, result.output
+    command = next(line for line in result.stderr.splitlines() if line.strip().startswith("list them: "))
+    _, *arguments = shlex.split(command.split("list them: ", 1)[1])
+    listed = subprocess.run([sys.executable, *arguments], capture_output=True, text=True, check=True).stdout
+    assert listed.count(str(bad)) == 11
+
+
+# --- more of the rating source: a range, streamed inputs, validate without a period ----------------
+
+
+def test_a_range_needs_a_rating_in_one_of_its_periods(cli, tmp_path) -> None:
+    games = write_csv(
+        tmp_path / "g.csv",
+        "date,white_id,black_id,result,white_rating\n2025-10-01,100,200,1-0,\n2025-11-01,100,200,1-0,2000\n",
+    )
+
+    assert cli("run", games, "--period", "2025-10..2025-11", "--out", tmp_path / "a").exit_code == 0
+    assert cli("run", games, "--period", "2025-10", "--out", tmp_path / "b").exit_code == 65
+
+
+@pytest.mark.parametrize("rated", [True, False], ids=["with-game-ratings", "without"])
+def test_the_guard_reads_streamed_parquet_games(cli, tmp_path, rated: bool) -> None:
+    games = tmp_path / "g.parquet"
+    pl.DataFrame(
+        {
+            "date": ["2025-10-01"] * 4,
+            "white_id": [1, 2, 3, 4],
+            "black_id": [5, 6, 7, 8],
+            "result": ["1-0"] * 4,
+            "white_rating": [None, None, None, 2000 if rated else 0],
+        }
+    ).write_parquet(games)
+
+    result = cli("run", games, "--period", "2025-10", "--out", tmp_path / "out", "--chunk-rows", "1")
+
+    assert result.exit_code == (0 if rated else 65), result.output
+
+
+def test_validate_without_a_period_rates_nothing_and_needs_no_rating_source(cli, games) -> None:
+    result = cli("validate", games)
+
+    assert result.exit_code == 0, result.output
+
+
+def test_every_row_rejected_in_one_month_of_a_range_is_not_every_row_of_the_run(cli, tmp_path, rating_list) -> None:
+    games = write_csv(
+        tmp_path / "g.csv", "date,white_id,black_id,result\n2025-10-01,100,200,1-0\n2025-11-01,100,200,2-0\n"
+    )
+
+    result = cli("run", games, "--ratings", rating_list, "--period", "2025-10..2025-11", "--out", tmp_path / "out")
+
+    assert result.exit_code == 0, result.output
+
+
+def test_every_row_rejected_is_an_error_event_in_json(cli, tmp_path, bad, rating_list) -> None:
+    args = ("run", bad, "--ratings", rating_list, "--period", "2025-10", "--out", tmp_path / "out")
+
+    result = cli(*args, "--log-format", "json")
+
+    assert result.exit_code == 65
+    error = _events(result.stderr)[-1]
+    assert error["event"] == "error" and error["error"] == "StrictRejectError"
+    assert "all 11 rows" in error["message"] and "--max-rejected 100%" in error["message"]
+
+
+# --- the Spark engine: the same guard, through the same code ---------------------------------------
+
+needs_spark = pytest.mark.skipif(SPARK_MISSING is not None, reason=f"Spark tests skipped: {SPARK_MISSING}")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    """A local Spark session (tests/test_spark.py's, where that module started it: getOrCreate)."""
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    session = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+@needs_spark
+@pytest.mark.parametrize("rated", [True, False], ids=["with-game-ratings", "without"])
+def test_engine_spark_applies_the_guard(cli, spark, tmp_path, rated: bool) -> None:
+    rating = "2000" if rated else ""
+    games = write_csv(tmp_path / "g.csv", f"date,white_id,black_id,result,white_rating\n2025-10-01,1,2,1-0,{rating}\n")
+    out = tmp_path / "out"
+
+    result = cli("run", games, "--period", "2025-10", "--out", out, "--engine", "spark", "--spark-master", "local[2]")
+
+    assert result.exit_code == (0 if rated else 65), result.output
+    assert out.exists() is rated
+
+
+@needs_spark
+def test_spark_api_without_ratings_raises_unless_none_is_passed(spark, games) -> None:
+    from elo_batch import spark as engine
+
+    frame = spark.createDataFrame(pl.read_csv(games, infer_schema=False).to_pandas())
+
+    with pytest.raises(elo_batch.NoRatingSourceError):
+        engine.rate_period(frame, period="2025-10")
+    assert engine.rate_period(frame, period="2025-10", ratings=None).local.ratings.height == 3

@@ -19,7 +19,9 @@ LIST = "player_id,rating\nA,2000\nB,1900\n"
 
 
 def _run(cli, tmp_path: Path, games: Path, *extra: str | Path):
-    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out", *extra)
+    # No list but where a test gives one: a new rating pool, said so (without, no rating source: exit 65).
+    pool = () if "--ratings" in extra else ("--ratings", "none")
+    result = cli("run", games, "--period", "2025-11", "--out", tmp_path / "out", *pool, *extra)
     assert "Traceback" not in result.output
     return result
 
@@ -250,7 +252,8 @@ def test_a_file_of_the_largest_or_smallest_date32_only_is_rejected_rows(cli, tmp
         {"white_id": ["A", "B", "C"], "black_id": ["B", "C", "A"], "result": ["1-0"] * 3, "date": days}
     ).write_parquet(games)
 
-    result = _run(cli, tmp_path, games, *(["--chunk-rows", "1"] if stream else []))
+    every_row = ("--max-rejected", "100%")  # every row rejected: allowed explicitly (refused by default)
+    result = _run(cli, tmp_path, games, *every_row, *(["--chunk-rows", "1"] if stream else []))
 
     assert result.exit_code == 0, result.output
     assert read_table(tmp_path / "out", "rejected", "2025-11")["column"].to_list() == ["date"] * 3
@@ -261,7 +264,7 @@ def test_the_last_day_of_9999_is_a_date(cli, tmp_path) -> None:
     day = pl.Series([2_932_896], dtype=pl.Int32).cast(pl.Date)  # 9999-12-31
     pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"], "date": day}).write_parquet(games)
 
-    result = cli("run", games, "--period", "9999-12", "--out", tmp_path / "out")
+    result = cli("run", games, "--period", "9999-12", "--out", tmp_path / "out", "--ratings", "none")
 
     assert result.exit_code == 0, result.output
     assert "1 rows read = 0 counted + 1 not counted" in result.output  # no list: both unrated, nothing rejected
@@ -316,7 +319,7 @@ def test_a_float_game_id_of_2_63_is_rejected_not_null(cli, tmp_path) -> None:
          "result": ["1-0", "0-1"], "date": ["2025-11-03"] * 2}
     ).write_parquet(games)  # fmt: skip
 
-    result = _run(cli, tmp_path, games)
+    result = _run(cli, tmp_path, games, "--max-rejected", "100%")  # both rows rejected: allowed explicitly
 
     assert result.exit_code == 0, result.output
     assert read_table(tmp_path / "out", "rejected", "2025-11")["column"].to_list() == ["game_id", "game_id"]

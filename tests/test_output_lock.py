@@ -188,7 +188,8 @@ def test_without_exchange_and_flock_a_killed_run_is_undone_and_its_lock_taken_ov
     before = read_table(out, "ratings", "2025-11")
     write_csv(tmp_path / "g.csv", GAMES.replace("1-0", "0-1"))
     mark = tmp_path / "swapped"
-    args = ["run", str(games), "--period", "2025-11", "--out", str(out), "--k", "20"]
+    # (the replace moves the game to 2025-10: 2025-11 has no row, and no rating source without --ratings none)
+    args = ["run", str(games), "--period", "2025-11", "--out", str(out), "--k", "20", "--ratings", "none"]
     process = subprocess.Popen(
         [sys.executable, "-c", KILLED_DRIVER, *args], env={**os.environ, "MARK": str(mark)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -47,8 +47,9 @@ def test_no_list_and_no_game_ratings_warns_in_text_json_and_manifest(cli, tmp_pa
     games = write_csv(tmp_path / "g.csv", GAMES)
     warning = "2025-10: no player has a rating: no rating list was given and the game rows carry no ratings"
 
-    text = cli("run", games, "--period", "2025-10", "--out", tmp_path / "out")
-    as_json = cli("run", games, "--period", "2025-10", "--out", tmp_path / "out", "--log-format", "json")
+    args = ("run", games, "--ratings", "none", "--period", "2025-10", "--out", tmp_path / "out")
+    text = cli(*args)  # a new rating pool asked for (without "none": no rating source, exit 65)
+    as_json = cli(*args, "--log-format", "json")
 
     assert text.exit_code == 0 and as_json.exit_code == 0
     assert f"warning: {warning}" in text.stderr

@@ -131,7 +131,7 @@ def test_validate_json_lists_rejected_rows_as_json_lines(cli, tmp_path, files) -
 
 
 def test_no_progress_bar_is_drawn_when_stderr_is_not_a_terminal(cli, tmp_path, files) -> None:
-    result = cli("run", files[0], "--period", "2025-11..2025-12")
+    result = cli("run", files[0], "--ratings", files[1], "--period", "2025-11..2025-12")
 
     assert result.exit_code == 0, result.output
     assert "\x1b[" not in result.stderr
