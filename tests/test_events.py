@@ -584,7 +584,8 @@ def test_validate_takes_the_events_and_checks_their_rows(cli, tmp_path: Path) ->
     )
     events = write_csv(tmp_path / "events.csv", "event_id,period\nE,2025-12")
 
-    result = cli("validate", games, "--events", events, "--period-by", "event", "--period", "2025-12", "--ratings", "none")
+    by_event = ("--events", events, "--period-by", "event", "--period", "2025-12", "--ratings", "none")  # no list
+    result = cli("validate", games, *by_event)
 
     assert result.exit_code == 65  # a row is rejected
     assert "row 2, column period: event 'E' has period '2025-12' in the events file" in result.stdout
