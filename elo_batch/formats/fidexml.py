@@ -5,9 +5,9 @@ hardened parser of defusedxml (``DefusedXMLParser``: a DOCTYPE, an entity declar
 reference raises, wherever it is and in whatever encoding) is fed the file :data:`READ_BYTES` at a time
 and hands each element to a target that keeps only the text of each player's known child elements,
 so no tree is built and memory holds one batch. What a reader would otherwise hold is bounded: an
-element's text (:data:`MAX_TEXT`), the nesting (:data:`MAX_DEPTH`), the bytes fed without one element
-starting or ending (:data:`MAX_STALL`: expat holds a token, such as a comment, until it ends), and a
-batch (:data:`BATCH` players, :data:`BATCH_CHARS` characters).
+element's text (:data:`MAX_TEXT`), the nesting (:data:`MAX_DEPTH`), the bytes expat holds unparsed
+(:data:`MAX_STALL`: a token, such as a comment, is held until it ends), and a
+batch (:data:`BATCH` players, :data:`BATCH_BYTES` bytes read).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from elo_batch.formats.archives import size
 #: Bytes fed to the parser at a time, and players per batch (at most: a feed may end a batch early).
 READ_BYTES = 1 << 20
 BATCH = 50_000
-#: Characters of kept text after which a batch ends (after the feed that reaches it).
-BATCH_CHARS = 8 << 20
+#: Bytes fed after which a batch ends (after the feed that reaches it): its text is at most that.
+BATCH_BYTES = 8 << 20
 #: Most characters a player's element may hold (FIDE's longest, a name, is 60).
 MAX_TEXT = 1000
 #: Most elements open at once (FIDE's list: 3, ``<playerslist><player><name>``).
@@ -57,21 +57,24 @@ def player_batches(
             ``<playerslist>``; XML that is not well formed; or past one of the module's bounds (each
             message names its line).
     """
-    players = _Players(source, frozenset(tags))
+
+    def line() -> int:
+        return int(expat.CurrentLineNumber)
+
+    players = _Players(source, frozenset(tags), line)
     parser = DefusedXMLParser(target=players, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     expat = parser.parser  # its DTD, entity and external reference handlers refuse; ours take the elements
     expat.StartElementHandler, expat.EndElementHandler = players.start, players.end
     expat.CharacterDataHandler = players.data  # (direct: ElementTree's adaptor per event doubles the time)
-    players.line = lambda: int(expat.CurrentLineNumber)
     kept: dict[str, str] = {}
-    data, fed = head or handle.read(READ_BYTES), 0
+    data, fed, batched = head or handle.read(READ_BYTES), 0, 0
     try:
         while data:
             parser.feed(data)
             fed += len(data)
             if fed - expat.CurrentByteIndex > MAX_STALL:  # expat holds the bytes of a token not ended
                 raise InputDataError(
-                    f"no element starts or ends in {size(MAX_STALL)} of XML (from line {players.line()}): a "
+                    f"no element starts or ends in {size(MAX_STALL)} of XML (from line {line()}): a "
                     "comment, tag or declaration that long is not FIDE's list",
                     path=source,
                     hint=_HINT,
@@ -79,22 +82,23 @@ def player_batches(
             data = handle.read(READ_BYTES)
             if not data:
                 parser.close()
-            while players.rows and (not data or len(players.rows) >= BATCH or players.chars >= BATCH_CHARS):
-                rows, players.rows, players.chars = players.rows[:BATCH], players.rows[BATCH:], 0
+            while players.rows and (not data or len(players.rows) >= BATCH or fed - batched >= BATCH_BYTES):
+                rows, batched = players.rows[:BATCH], fed
+                del players.rows[:BATCH]
                 if not kept:  # the first player tells the layout
                     kept = layout(set(rows[0]))
                 yield _frame(rows, kept, players.done)
                 players.done += len(rows)
     except ElementTree.ParseError as exc:
-        line, column = exc.position
+        at, column = exc.position
         raise InputDataError(
-            f"the XML is not well formed at line {line}, column {column + 1}",
+            f"the XML is not well formed at line {at}, column {column + 1}",
             path=source,
             hint=_HINT + " An interrupted download ends mid-file.",
         ) from exc
     except defusedxml.DefusedXmlException as exc:
         raise InputDataError(
-            f"the XML declares a DOCTYPE or entities (line {players.line()}), which FIDE's list never does; "
+            f"the XML declares a DOCTYPE or entities (line {line()}), which FIDE's list never does; "
             "refused before anything in it is read",
             path=source,
             hint=_HINT,
@@ -102,64 +106,64 @@ def player_batches(
 
 
 class _Players:
-    """The parser's target: the text of the known children of each ``<player>`` under the root, as a dict."""
+    """The parser's handlers: the text of the known children of each ``<player>`` under the root, as a dict
+    in :attr:`rows`. The handlers are closures (an attribute per event costs a third more time)."""
 
-    def __init__(self, source: str, tags: frozenset[str]) -> None:
-        self.source, self.tags = source, tags
-        self.line: Callable[[], int] = lambda: 0
+    def __init__(self, source: str, tags: frozenset[str], line: Callable[[], int]) -> None:
         self.rows: list[dict[str, str]] = []
-        self.chars = 0  # of the rows' text
         self.done = 0  # players handed on in batches before the rows
-        self._depth = 0
-        self._player: dict[str, str] | None = None
-        self._tag: str | None = None  # the known child element open, whose text is kept
-        self._text: list[str] = []
-        self._length = 0
+        rows, depth, text, length = self.rows, 0, [""], 0
+        player: dict[str, str] | None = None
+        tag: str | None = None  # the known child element open, whose text is kept
 
-    def start(self, tag: str, attrib: list[str]) -> None:
-        self._depth += 1
-        if self._depth == 3:  # a player's element (the most frequent)
-            if self._player is not None and tag in self.tags:
-                self._tag, self._text, self._length = tag, [], 0
-        elif self._depth == 2:
-            self._player = {} if tag == "player" else None
-        elif self._depth == 1 and tag != "playerslist":
-            raise InputDataError(f"the XML's root is <{tag}>, not FIDE's <playerslist>", path=self.source, hint=_HINT)
-        elif self._depth > MAX_DEPTH:
-            raise InputDataError(
-                f"elements nested more than {MAX_DEPTH} deep at line {self.line()}: not FIDE's list",
-                path=self.source,
-                hint=_HINT,
-            )
-        else:
-            self._tag = None  # an element within a player's element: its text is not the player's
+        def start(name: str, attrib: list[str]) -> None:
+            nonlocal depth, player, tag, text, length
+            depth += 1
+            if depth == 3:  # a player's element (the most frequent)
+                if player is not None and name in tags:
+                    tag, text, length = name, [], 0
+            elif depth == 2:
+                player = {} if name == "player" else None
+            elif depth == 1 and name != "playerslist":
+                raise InputDataError(f"the XML's root is <{name}>, not FIDE's <playerslist>", path=source, hint=_HINT)
+            elif depth > MAX_DEPTH:
+                raise InputDataError(
+                    f"elements nested more than {MAX_DEPTH} deep at line {line()}: not FIDE's list",
+                    path=source,
+                    hint=_HINT,
+                )
+            else:
+                tag = None  # an element within a player's element: its text is not the player's
 
-    def data(self, data: str) -> None:
-        if self._tag is None:
-            return  # text between elements (or in unknown ones): not kept
-        self._length += len(data)
-        if self._length > MAX_TEXT:
-            raise InputDataError(
-                f"player {self.done + len(self.rows) + 1}: its <{self._tag}> is longer than {MAX_TEXT:,} "
-                f"characters (line {self.line()})",
-                path=self.source,
-                hint=_HINT,
-            )
-        self._text.append(data)
+        def data(chunk: str) -> None:
+            nonlocal length
+            if tag is None:
+                return  # text between elements (or in unknown ones): not kept
+            length += len(chunk)
+            if length > MAX_TEXT:
+                raise InputDataError(
+                    f"player {self.done + len(rows) + 1}: its <{tag}> is longer than {MAX_TEXT:,} characters "
+                    f"(line {line()})",
+                    path=source,
+                    hint=_HINT,
+                )
+            text.append(chunk)
 
-    def end(self, tag: str) -> None:
-        self._depth -= 1
-        if self._depth == 2:
-            if self._tag is not None and self._player is not None:
-                text = "".join(self._text).strip()
-                self._player[self._tag] = text
-                self.chars += len(text)
-                self._tag = None
-        elif self._depth == 1 and self._player is not None:
-            self.rows.append(self._player)
-            self._player = None
+        def end(name: str) -> None:
+            nonlocal depth, player, tag
+            depth -= 1
+            if depth == 2:
+                if tag is not None and player is not None:
+                    player[tag] = "".join(text).strip()
+                    tag = None
+            elif depth == 1 and player is not None:
+                rows.append(player)
+                player = None
+
+        self.start, self.data, self.end = start, data, end
 
     def close(self) -> None:
+        """The end of the document (the parser's target protocol)."""
         return None
 
 
