@@ -298,10 +298,10 @@ def import_fide_list(
         InputMissingError, InputDataError: the file cannot be read or is not FIDE's list.
         OutputError: ``out`` cannot be written.
     """
-    from elo_batch.formats.fidelist import read_fide_list
+    from elo_batch.formats.fidelist import import_fide_list as convert
 
     file, out = path_arg(file, "file"), path_arg(out, "out")
     if list_kind is not None:
         choice_arg(list_kind, "list_kind", get_args(ListKind))
-    table, report = read_fide_list(file, list_kind=list_kind)
-    return Imported(tuple(report.lines()), write_games(table, out, name="list"), table.height)
+    report, written = convert(file, out, list_kind=list_kind)
+    return Imported(tuple(report.lines()), written, report.players)

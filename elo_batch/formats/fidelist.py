@@ -17,23 +17,35 @@ rating, no K, no birth year), ``name``, ``federation``, ``sex``, ``title``, ``wo
 ``other_titles``, ``foa_title``, ``fide_games`` (the games FIDE counted in the list's period: ``games``
 names a period's output), ``flag`` (``i`` inactive, ``w`` woman, ``wi`` both, as FIDE prints it),
 ``inactive``; and ``standard_rating`` when a combined list is read as its rapid or blitz list.
+
+Memory is bounded whatever the input: a zip is checked before it is inflated
+(:func:`elo_batch.formats.archives.check_members`: :data:`MAX_RATIO`, :data:`MAX_MEMBER`), the file is
+read a piece at a time, each batch of players is typed (:mod:`elo_batch.formats.fidevalues`) and written
+to a temporary Parquet file, and only the ids are held whole (to find one listed twice), at most
+:data:`MAX_PLAYERS` of them.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
+import tempfile
 import zipfile
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Literal
 
 import polars as pl
 
 from elo_batch.errors import InputDataError, UsageError, option
+from elo_batch.formats import archives
 from elo_batch.formats.fidetxt import TxtStats, line_batches
+from elo_batch.formats.fidevalues import MIN_BIRTH_YEAR, SHOWN, BadValues, typed_columns
 from elo_batch.formats.fidexml import player_batches
+from elo_batch.inputs.gamesfile import write_error, write_games
 from elo_batch.inputs.readers import unreadable
-from elo_batch.rules.bounds import FIRST_BIRTH_YEAR, LAST_BIRTH_YEAR, MAX_K, MAX_RATING
 
 Kind = Literal["standard", "rapid", "blitz"]
 
@@ -41,8 +53,14 @@ Kind = Literal["standard", "rapid", "blitz"]
 HEAD_BYTES = 4096
 #: Largest list read out of a zip archive (FIDE's largest, the combined XML, is about 860 MB).
 MAX_MEMBER = 4 * 2**30
-#: Bad players shown in the message (all are counted).
-SHOWN = 5
+#: Most times a zipped list may inflate (FIDE's TXT and XML deflate to a tenth or a twentieth).
+MAX_RATIO = archives.MAX_RATIO
+#: Most players a list may hold (FIDE's combined list of October 2026: 1,932,867).
+MAX_PLAYERS = 10_000_000
+_ZIP_HINT = (
+    "the archive looks like a zip bomb and was not read. If you trust it, unzip it and import the list it "
+    "holds: a list file is read a piece at a time, whatever its size."
+)
 
 #: TXT header names (lower case) -> raw field; the rating, games and K of each list of the combined file.
 _TXT = {"id number": "id", "name": "name", "fed": "fed", "sex": "sex", "tit": "title", "wtit": "wtitle",
@@ -53,15 +71,6 @@ _XML = {"fideid": "id", "name": "name", "country": "fed", "sex": "sex", "title":
         "o_title": "otitle", "foa_title": "foa", "birthday": "byear", "flag": "flag"}  # fmt: skip
 _XML_LISTS = {"standard": ("rating", "games", "k"), "rapid": ("rapid_rating", "rapid_games", "rapid_k"),
               "blitz": ("blitz_rating", "blitz_games", "blitz_k")}  # fmt: skip
-#: Written text columns <- raw field.
-_TEXTS = {"name": "name", "federation": "fed", "sex": "sex", "title": "title", "woman_title": "wtitle",
-          "other_titles": "otitle", "foa_title": "foa"}  # fmt: skip
-#: Raw number fields: (the most a value may be, what it is) for the message.
-_NUMBERS = {"id": (None, "a FIDE ID"), "rating": (MAX_RATING - 1, "a rating"), "games": (9999, "a number of games"),
-            "k": (MAX_K, "a K-factor"), "byear": (LAST_BIRTH_YEAR, "a birth year"),
-            "standard": (MAX_RATING - 1, "a rating")}  # fmt: skip
-#: Earliest birth year a list may hold (as :mod:`elo_batch.inputs.ratinglist` checks); an earlier one is written empty.
-MIN_BIRTH_YEAR = FIRST_BIRTH_YEAR
 
 
 @dataclass(frozen=True)
@@ -114,25 +123,51 @@ def read_fide_list(path: str, *, list_kind: Kind | None = None) -> tuple[pl.Data
     Raises:
         InputMissingError: the file cannot be read.
         InputDataError: the file is not one of FIDE's lists (no header, no ``<playerslist>``, a zip
-            without one list in it), or a player's number is not a number (all counted, the first
-            :data:`SHOWN` named by row: the player's place in the file), or an id is listed twice.
+            without one list in it), a zipped list would inflate past :data:`MAX_RATIO` times or
+            :data:`MAX_MEMBER` bytes, the list holds more than :data:`MAX_PLAYERS` players, a player's
+            number is not a number (all counted, the first :data:`SHOWN` named by row: the player's
+            place in the file), or an id is listed twice; and the XML reader's bounds
+            (:mod:`elo_batch.formats.fidexml`: DTDs, entities, an element's text).
         UsageError: ``list_kind`` names another list than the single list's file name.
+        OutputError: the temporary files the players are written to a batch at a time cannot be written.
 
     References:
         FIDE Rating Regulations (B.02, 2024) 7.1.2 (what a published list holds).
     """
+    with tempfile.TemporaryDirectory(prefix="elo-batch-fidelist-") as folder:
+        table, report = _open(path, list_kind, folder)
+        return table.collect(), report
+
+
+def import_fide_list(path: str, out: str, *, list_kind: Kind | None = None) -> tuple[FideListReport, str]:
+    """Read a list as :func:`read_fide_list` does and write it to ``out``, in bounded memory: each batch of
+    players goes to a temporary Parquet file, and those are streamed into ``out`` (see
+    :func:`elo_batch.inputs.gamesfile.write_games`), which is written whole or not at all.
+
+    Returns:
+        The report, and the file written.
+
+    Raises:
+        As :func:`read_fide_list` and :func:`elo_batch.inputs.gamesfile.write_games`.
+    """
+    with tempfile.TemporaryDirectory(prefix="elo-batch-fidelist-") as folder:
+        table, report = _open(path, list_kind, folder)
+        return report, write_games(table, out, name="list")
+
+
+def _open(path: str, list_kind: Kind | None, folder: str) -> tuple[pl.LazyFrame, FideListReport]:
     try:
         if not zipfile.is_zipfile(path):
             with open(path, "rb") as handle:
-                return _read(handle, path, os.path.basename(path), list_kind)
+                return _read(handle, path, os.path.basename(path), list_kind, folder)
         with zipfile.ZipFile(path) as archive:
             member = _member(archive, path)
             with archive.open(member) as handle:
-                return _read(handle, f"{path}:{member.filename}", member.filename, list_kind)
+                return _read(handle, f"{path}:{member.filename}", member.filename, list_kind, folder)
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # EOFError, zlib.error: a member's data is damaged
+        raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
     except OSError as exc:
         raise unreadable(exc, path) from exc
-    except zipfile.BadZipFile as exc:
-        raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
 
 
 def _member(archive: zipfile.ZipFile, path: str) -> zipfile.ZipInfo:
@@ -145,36 +180,48 @@ def _member(archive: zipfile.ZipFile, path: str) -> zipfile.ZipInfo:
             path=path,
             hint="give FIDE's zip of one list, or one list file.",
         )
-    if lists[0].file_size > MAX_MEMBER:
-        raise InputDataError(
-            f"{lists[0].filename} would unpack to {lists[0].file_size:,} bytes, more than any FIDE list "
-            f"({MAX_MEMBER:,}); refused as a likely decompression bomb",
-            path=path,
-        )
+    limits = archives.Limits(
+        text="a FIDE rating list",
+        members="list",
+        max_ratio=MAX_RATIO,
+        max_inflated=MAX_MEMBER,
+        hint=_ZIP_HINT,
+        method_hint="give the zip as FIDE publishes it (deflate), or the list file it holds.",
+    )
+    archives.check_members(lists, path, limits)
     return lists[0]
 
 
-def _read(handle: IO[bytes], source: str, name: str, list_kind: Kind | None) -> tuple[pl.DataFrame, FideListReport]:
+def _read(
+    handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+) -> tuple[pl.LazyFrame, FideListReport]:
     head = handle.read(HEAD_BYTES)
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
-        return _read_xml(head, handle, source, name, list_kind)
-    return _read_txt(head, handle, source, name, list_kind)
+    if _is_xml(head):
+        return _read_xml(head, handle, source, name, list_kind, folder)
+    return _read_txt(head, handle, source, name, list_kind, folder)
+
+
+def _is_xml(head: bytes) -> bool:
+    """Whether the file starts as XML does, in UTF-8 or in UTF-16 (with or without a byte order mark)."""
+    for mark in (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        head = head.removeprefix(mark)
+    return head.lstrip(b" \t\r\n\x00").startswith(b"<")
 
 
 # --- TXT -------------------------------------------------------------------------------------------
 
 
 def _read_txt(
-    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None
-) -> tuple[pl.DataFrame, FideListReport]:
+    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+) -> tuple[pl.LazyFrame, FideListReport]:
     found: dict[str, tuple[dict[str, str], str, str]] = {}
 
     def layout(labels: list[str], header: str) -> dict[str, str]:
         found["layout"] = _txt_fields(labels, header, source, name, list_kind)
         return found["layout"][0]
 
-    bad, stats = _Bad(), TxtStats()
-    parts = [_typed(raw, bad) for raw in line_batches(head, handle, source, layout, stats)]
+    bad, stats = BadValues(), TxtStats()
+    parts = _spill(line_batches(head, handle, source, layout, stats), bad, source, folder)
     labels, kind, words = found["layout"]
     bad.raise_if_any(source, {raw: label for label, raw in labels.items()})
     return _report(_finish(parts, source, "row"), source, words, kind, stats)
@@ -224,16 +271,16 @@ def _txt_fields(
 
 
 def _read_xml(
-    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None
-) -> tuple[pl.DataFrame, FideListReport]:
+    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+) -> tuple[pl.LazyFrame, FideListReport]:
     found: dict[str, tuple[dict[str, str], str, str]] = {}
 
     def layout(tags: set[str]) -> dict[str, str]:
         found["layout"] = _xml_tags(tags, source, name, list_kind)
         return found["layout"][0]
 
-    bad = _Bad()
-    parts = [_typed(raw, bad) for raw in player_batches(head, handle, source, layout)]
+    bad, known = BadValues(), {*_XML, *(tag for tags in _XML_LISTS.values() for tag in tags)}
+    parts = _spill(player_batches(head, handle, source, known, layout), bad, source, folder)
     tags, kind, words = found.get("layout", ({}, list_kind or "standard", "XML list"))
     bad.raise_if_any(source, {raw: tag for tag, raw in tags.items()})
     return _report(_finish(parts, source, "player"), source, words, kind)
@@ -278,88 +325,48 @@ def _single_kind(name: str, list_kind: Kind | None) -> str:
     return list_kind or named or "unknown"
 
 
-class _Bad:
-    """Values that are not what their column holds: all counted, the first :data:`SHOWN` kept."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.shown: list[tuple[int, str, str]] = []
-
-    def add(self, found: pl.DataFrame) -> None:
-        """Note the rows of ``found`` (``__row``, ``__field``, ``__value``)."""
-        self.count += found.height
-        self.shown += found.head(max(0, SHOWN - len(self.shown))).rows()
-
-    def raise_if_any(self, source: str, labels: dict[str, str]) -> None:
-        """Raise for the values noted, naming each by its row and the file's name of its column."""
-        if not self.count:
-            return
-        hint = "give the list as FIDE published it; a damaged or edited copy cannot be read safely."
-        if self.count == 1:
-            row, field, value = self.shown[0]
-            message = f"{value!r} is not {_NUMBERS[field][1]}"
-            raise InputDataError(message, path=source, row=row, column=labels[field], value=value, hint=hint)
-        lines = [f"row {r}, column {labels[f]}: {v!r} is not {_NUMBERS[f][1]}" for r, f, v in self.shown]
-        shown = f"the first {SHOWN}" if self.count > SHOWN else "all of them"
-        raise InputDataError(
-            f"{self.count} values of the list are not valid ({shown} here):\n  " + "\n  ".join(lines),
-            path=source,
-            hint=hint,
-        )
+def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, folder: str) -> list[str]:
+    """Each batch typed and written to a temporary Parquet file in ``folder`` (none once a value is bad:
+    the rest are only checked); the files, in order. Refused past :data:`MAX_PLAYERS` players."""
+    parts: list[str] = []
+    players = 0
+    for raw in batches:
+        players += raw.height
+        if players > MAX_PLAYERS:
+            raise InputDataError(
+                f"more than {MAX_PLAYERS:,} players: more than any FIDE list holds (about 2 million)",
+                path=source,
+                hint="give FIDE's list as downloaded.",
+            )
+        typed = typed_columns(raw, bad)
+        if bad.count or not typed.height:
+            continue
+        parts.append(os.path.join(folder, f"{len(parts):06d}.parquet"))
+        try:
+            typed.write_parquet(parts[-1], compression="lz4")
+        except (OSError, pl.exceptions.ComputeError) as exc:
+            hint = "the list is first written to a temporary folder: free some room there, or set TMPDIR."
+            raise write_error(exc, folder, "the temporary list files", hint) from exc
+    return parts
 
 
-def _typed(raw: pl.DataFrame, bad: _Bad) -> pl.DataFrame:
-    """The written columns of a batch of players (raw text fields); values that are no number noted in ``bad``."""
-    numbers = [name for name in _NUMBERS if name in raw.columns]
-    value = {name: pl.col(name).cast(pl.Int64, strict=False) for name in numbers}
-
-    def fault(name: str) -> pl.Expr:
-        wrong = ~pl.col(name).str.contains(r"^[0-9]{1,18}$")
-        if name != "id":
-            wrong = wrong & (pl.col(name) != "")
-        limit = _NUMBERS[name][0]
-        return pl.when(wrong | ((value[name] > limit) if limit else pl.lit(False))).then(pl.lit(name))
-
-    if numbers:
-        field = pl.coalesce(fault(name) for name in numbers)
-        found = raw.with_columns(field.alias("__field")).filter(pl.col("__field").is_not_null())
-        if found.height:
-            cell = pl.coalesce(pl.when(pl.col("__field") == name).then(pl.col(name)) for name in numbers)
-            bad.add(found.select("__row", "__field", cell.alias("__value")))
-
-    def number(name: str) -> pl.Expr:
-        return pl.when(value[name] != 0).then(value[name]) if name in numbers else pl.lit(None, pl.Int64)
-
-    def text(name: str) -> pl.Expr:
-        return pl.when(pl.col(name) != "").then(pl.col(name)) if name in raw.columns else pl.lit(None, pl.String)
-
-    flag = text("flag").str.to_lowercase()
-    birth = number("byear")
-    return raw.select(
-        "__row",
-        (value["id"] if "id" in numbers else pl.lit(None, pl.Int64)).alias("player_id"),
-        number("rating").alias("rating"),
-        number("k").alias("k"),
-        pl.when(birth >= MIN_BIRTH_YEAR).then(birth).alias("birth_year"),
-        *[text(field).alias(name) for name, field in _TEXTS.items()],
-        (value["games"] if "games" in numbers else pl.lit(None, pl.Int64)).alias("fide_games"),
-        flag.alias("flag"),
-        flag.str.contains("i").fill_null(False).alias("inactive"),
-        *([number("standard").alias("standard_rating")] if "standard" in numbers else []),
-        (birth < MIN_BIRTH_YEAR).fill_null(False).alias("__old_birth"),
-    )
-
-
-def _finish(parts: list[pl.DataFrame], source: str, place: str) -> pl.DataFrame:
-    """The batches as one list, refused when a FIDE ID is listed twice."""
+def _finish(parts: list[str], source: str, place: str) -> pl.LazyFrame:
+    """The batches as one list, refused when a FIDE ID is listed twice (the first such id named, with its
+    first :data:`SHOWN` places and its count, and how many other ids are listed twice)."""
     empty = pl.DataFrame(schema={"__row": pl.Int64, "id": pl.String})
-    table = pl.concat(parts) if parts else _typed(empty, _Bad())
-    twice = table.filter(pl.col("player_id").is_duplicated())
+    table = pl.scan_parquet(parts) if parts else typed_columns(empty, BadValues()).lazy()
+    ids = table.select("__row", "player_id").collect()
+    twice = ids.filter(pl.col("player_id").is_duplicated())
     if twice.height:
         player = twice["player_id"][0]
-        rows = ", ".join(str(r) for r in twice.filter(pl.col("player_id") == player)["__row"])
+        rows = twice.filter(pl.col("player_id") == player)["__row"]
+        listed = "twice" if rows.len() == 2 else f"{rows.len():,} times"
+        shown = ", ".join(str(r) for r in rows.head(SHOWN))
+        more = f" and {rows.len() - SHOWN:,} more" if rows.len() > SHOWN else ""
+        others = twice["player_id"].n_unique() - 1
+        also = f"; {others:,} other FIDE IDs are listed more than once too" if others else ""
         raise InputDataError(
-            f"FIDE ID {player} is listed twice ({place}s {rows})",
+            f"FIDE ID {player} is listed {listed} ({place}s {shown}{more}){also}",
             path=source,
             column="player_id",
             value=player,
@@ -369,17 +376,22 @@ def _finish(parts: list[pl.DataFrame], source: str, place: str) -> pl.DataFrame:
 
 
 def _report(
-    table: pl.DataFrame, source: str, layout: str, kind: str, stats: TxtStats | None = None
-) -> tuple[pl.DataFrame, FideListReport]:
+    table: pl.LazyFrame, source: str, layout: str, kind: str, stats: TxtStats | None = None
+) -> tuple[pl.LazyFrame, FideListReport]:
     stats = stats or TxtStats()
+    players, unrated, inactive, old = (
+        table.select(pl.len(), pl.col("rating").null_count(), pl.col("inactive").sum(), pl.col("__old_birth").sum())
+        .collect()
+        .row(0)
+    )
     report = FideListReport(
         source=source,
         layout=layout,
         kind=kind,
-        players=table.height,
-        rated=table.height - table["rating"].null_count(),
-        inactive=int(table["inactive"].sum()),
-        old_birth_years=int(table["__old_birth"].sum()),
+        players=players,
+        rated=players - unrated,
+        inactive=int(inactive),
+        old_birth_years=int(old),
         blank_lines=stats.blank_lines,
         long_lines=stats.long_lines,
     )

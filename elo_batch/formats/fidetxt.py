@@ -5,7 +5,7 @@ the next name starts (``ID Number`` at 1, ``Name`` at 16, ``Fed`` at 77, ...); v
 it. A line longer than the header is one whose ``OTit`` text ran over its column (FIDE's combined list
 of October 2026 has three, such as ``SI,FI,LSI,SLI,NAAFM``): ``OTit`` takes the excess and the columns
 after it are read that much further on. The file is read a chunk of whole lines at a time and each chunk
-is sliced by polars, never a Python loop per player.
+is sliced by polars, :data:`BATCH_LINES` lines at a time, never a Python loop per player.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ import polars as pl
 
 from elo_batch.errors import InputDataError
 
-#: Bytes read at a time (cut at the last line break).
-CHUNK_BYTES = 32 * 2**20
+#: Bytes read at a time (cut at the last line break), and lines sliced at a time (short lines are many).
+CHUNK_BYTES = 4 * 2**20
+BATCH_LINES = 65_536
 #: The column whose text may run over (see the module's docstring).
 OVERFLOWING = "otit"
 
@@ -74,13 +75,12 @@ def line_batches(
         row += lines.height
         empty = pl.col("line").str.strip_chars() == ""
         stats.blank_lines += lines.filter(empty).height
-        lines = lines.filter(~empty)
-        long = lines.filter(pl.col("line").str.len_chars() > len(header)).height
-        stats.long_lines += long
-        width = len(header) if long else None
-        yield lines.select(
-            "__row", *[_cut(*spans[label], overflowing, width).str.strip_chars().alias(kept[label]) for label in kept]
-        )
+        for batch in lines.filter(~empty).iter_slices(BATCH_LINES):
+            long = batch.filter(pl.col("line").str.len_chars() > len(header)).height
+            stats.long_lines += long
+            width = len(header) if long else None
+            cut = [_cut(*spans[label], overflowing, width).str.strip_chars().alias(kept[label]) for label in kept]
+            yield batch.select("__row", *cut)
 
 
 def _cut(start: int, end: int | None, overflowing: int, width: int | None) -> pl.Expr:

@@ -1,111 +1,169 @@
 """FIDE's XML rating list read as a stream of ``<player>`` elements into text batches; no rating rules.
 
-``<playerslist><player><fideid>..</fideid>...</player>...`` (the combined XML is about 860 MB): expat is
-fed the file a piece at a time and hands each element to a target that keeps only the text of each
-player's child elements, so no tree is built and memory holds one batch. A DOCTYPE or an entity
-declaration, which FIDE's file never has, is refused before parsing.
+``<playerslist><player><fideid>..</fideid>...</player>...`` (the combined XML is about 860 MB): the
+hardened parser of defusedxml (``DefusedXMLParser``: a DOCTYPE, an entity declaration or an external
+reference raises, wherever it is and in whatever encoding) is fed the file :data:`READ_BYTES` at a time
+and hands each element to a target that keeps only the text of each player's known child elements,
+so no tree is built and memory holds one batch. What a reader would otherwise hold is bounded: an
+element's text (:data:`MAX_TEXT`), the nesting (:data:`MAX_DEPTH`), the bytes expat holds unparsed
+(:data:`MAX_STALL`: a token, such as a comment, is held until it ends), and a
+batch (:data:`BATCH` players, :data:`BATCH_BYTES` bytes read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import IO
 from xml.etree import ElementTree
 
+import defusedxml
 import polars as pl
+from defusedxml.ElementTree import DefusedXMLParser
 
 from elo_batch.errors import InputDataError
+from elo_batch.formats.archives import size
 
 #: Bytes fed to the parser at a time, and players per batch (at most: a feed may end a batch early).
-READ_BYTES = 16 * 2**20
-BATCH = 200_000
+READ_BYTES = 1 << 20
+BATCH = 50_000
+#: Bytes fed after which a batch ends (after the feed that reaches it): its text is at most that.
+BATCH_BYTES = 8 << 20
+#: Most characters a player's element may hold (FIDE's longest, a name, is 60).
+MAX_TEXT = 1000
+#: Most elements open at once (FIDE's list: 3, ``<playerslist><player><name>``).
+MAX_DEPTH = 8
+#: Most bytes expat may hold unparsed: a token not yet ended (a comment, a tag, a declaration).
+MAX_STALL = 16 << 20
 _HINT = "give FIDE's XML list as downloaded."
 
 
 def player_batches(
-    head: bytes, handle: IO[bytes], source: str, layout: Callable[[set[str]], dict[str, str]]
+    head: bytes, handle: IO[bytes], source: str, tags: Collection[str], layout: Callable[[set[str]], dict[str, str]]
 ) -> Iterator[pl.DataFrame]:
     """The players of an XML list, as text columns, a batch at a time.
 
     Args:
         head: The first bytes of the file, already read; ``handle`` the rest.
         source: The file, for messages.
-        layout: Given the first player's tags, the tags to keep and their column names (it may raise).
+        tags: The child elements of a player that may be kept (others are skipped unread).
+        layout: Given the first player's kept tags, the tags to keep and their column names (it may raise).
 
     Yields:
         Frames of ``__row`` (the player's place in the file, from 1) and the kept columns (text,
         stripped; an absent or empty element is ``""``).
 
     Raises:
-        InputDataError: a DOCTYPE or entity declaration, a root other than ``<playerslist>``, or XML
-            that is not well formed (the message names its line and column).
+        InputDataError: a DOCTYPE, an entity declaration or an external reference; a root other than
+            ``<playerslist>``; XML that is not well formed; or past one of the module's bounds (each
+            message names its line).
     """
-    prolog = head.split(b"<playerslist", 1)[0].upper()
-    if b"<!DOCTYPE" in prolog or b"<!ENTITY" in prolog:
-        raise InputDataError(
-            "the XML declares a DOCTYPE or entities, which FIDE's list never does; refused unread",
-            path=source,
-            hint=_HINT,
-        )
-    players = _Players()
-    parser = ElementTree.XMLParser(target=players)
-    tags: dict[str, str] = {}
-    done, data = 0, head
+
+    def line() -> int:
+        return int(expat.CurrentLineNumber)
+
+    players = _Players(source, frozenset(tags), line)
+    parser = DefusedXMLParser(target=players, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    expat = parser.parser  # its DTD, entity and external reference handlers refuse; ours take the elements
+    expat.StartElementHandler, expat.EndElementHandler = players.start, players.end
+    expat.CharacterDataHandler = players.data  # (direct: ElementTree's adaptor per event doubles the time)
+    kept: dict[str, str] = {}
+    data, fed, batched = head or handle.read(READ_BYTES), 0, 0
     try:
         while data:
             parser.feed(data)
+            fed += len(data)
+            if fed - expat.CurrentByteIndex > MAX_STALL:  # expat holds the bytes of a token not ended
+                raise InputDataError(
+                    f"no element starts or ends in {size(MAX_STALL)} of XML (from line {line()}): a "
+                    "comment, tag or declaration that long is not FIDE's list",
+                    path=source,
+                    hint=_HINT,
+                )
             data = handle.read(READ_BYTES)
             if not data:
                 parser.close()
-            if players.root not in (None, "playerslist"):
-                raise InputDataError(
-                    f"the XML's root is <{players.root}>, not FIDE's <playerslist>", path=source, hint=_HINT
-                )
-            while len(players.rows) >= (BATCH if data else 1):
-                rows, players.rows = players.rows[:BATCH], players.rows[BATCH:]
-                if not tags:  # the first player tells the layout
-                    tags = layout(set(rows[0]))
-                yield _frame(rows, tags, done)
-                done += len(rows)
+            while players.rows and (not data or len(players.rows) >= BATCH or fed - batched >= BATCH_BYTES):
+                rows, batched = players.rows[:BATCH], fed
+                del players.rows[:BATCH]
+                if not kept:  # the first player tells the layout
+                    kept = layout(set(rows[0]))
+                yield _frame(rows, kept, players.done)
+                players.done += len(rows)
     except ElementTree.ParseError as exc:
-        line, column = exc.position
+        at, column = exc.position
         raise InputDataError(
-            f"the XML is not well formed at line {line}, column {column + 1}",
+            f"the XML is not well formed at line {at}, column {column + 1}",
             path=source,
             hint=_HINT + " An interrupted download ends mid-file.",
+        ) from exc
+    except defusedxml.DefusedXmlException as exc:
+        raise InputDataError(
+            f"the XML declares a DOCTYPE or entities (line {line()}), which FIDE's list never does; "
+            "refused before anything in it is read",
+            path=source,
+            hint=_HINT,
         ) from exc
 
 
 class _Players:
-    """The parser's target: the text of the children of each ``<player>`` under the root, as a dict."""
+    """The parser's handlers: the text of the known children of each ``<player>`` under the root, as a dict
+    in :attr:`rows`. The handlers are closures (an attribute per event costs a third more time)."""
 
-    def __init__(self) -> None:
-        self.root: str | None = None
+    def __init__(self, source: str, tags: frozenset[str], line: Callable[[], int]) -> None:
         self.rows: list[dict[str, str]] = []
-        self._depth = 0
-        self._player: dict[str, str] | None = None
-        self._text: list[str] = []
+        self.done = 0  # players handed on in batches before the rows
+        rows, depth, text, length = self.rows, 0, [""], 0
+        player: dict[str, str] | None = None
+        tag: str | None = None  # the known child element open, whose text is kept
 
-    def start(self, tag: str, attrib: dict[str, str]) -> None:
-        if self._depth == 0:
-            self.root = tag
-        self._depth += 1
-        if self._depth == 2 and tag == "player":
-            self._player = {}
-        self._text = []
+        def start(name: str, attrib: list[str]) -> None:
+            nonlocal depth, player, tag, text, length
+            depth += 1
+            if depth == 3:  # a player's element (the most frequent)
+                if player is not None and name in tags:
+                    tag, text, length = name, [], 0
+            elif depth == 2:
+                player = {} if name == "player" else None
+            elif depth == 1 and name != "playerslist":
+                raise InputDataError(f"the XML's root is <{name}>, not FIDE's <playerslist>", path=source, hint=_HINT)
+            elif depth > MAX_DEPTH:
+                raise InputDataError(
+                    f"elements nested more than {MAX_DEPTH} deep at line {line()}: not FIDE's list",
+                    path=source,
+                    hint=_HINT,
+                )
+            else:
+                tag = None  # an element within a player's element: its text is not the player's
 
-    def data(self, data: str) -> None:
-        self._text.append(data)
+        def data(chunk: str) -> None:
+            nonlocal length
+            if tag is None:
+                return  # text between elements (or in unknown ones): not kept
+            length += len(chunk)
+            if length > MAX_TEXT:
+                raise InputDataError(
+                    f"player {self.done + len(rows) + 1}: its <{tag}> is longer than {MAX_TEXT:,} characters "
+                    f"(line {line()})",
+                    path=source,
+                    hint=_HINT,
+                )
+            text.append(chunk)
 
-    def end(self, tag: str) -> None:
-        self._depth -= 1
-        if self._depth == 2 and self._player is not None:
-            self._player[tag] = "".join(self._text).strip()
-        elif self._depth == 1 and self._player is not None:
-            self.rows.append(self._player)
-            self._player = None
+        def end(name: str) -> None:
+            nonlocal depth, player, tag
+            depth -= 1
+            if depth == 2:
+                if tag is not None and player is not None:
+                    player[tag] = "".join(text).strip()
+                    tag = None
+            elif depth == 1 and player is not None:
+                rows.append(player)
+                player = None
+
+        self.start, self.data, self.end = start, data, end
 
     def close(self) -> None:
+        """The end of the document (the parser's target protocol)."""
         return None
 
 

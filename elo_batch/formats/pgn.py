@@ -50,8 +50,12 @@ _TAGS = (
     "WhiteFideId", "BlackFideId", "WhiteElo", "BlackElo", "Result",
 )  # fmt: skip
 _DATE = r"^([0-9]{4}|\?{4})[.\-/]([0-9]{2}|\?{2})[.\-/]([0-9]{2}|\?{2})$"
-#: Games converted (and written, by :func:`import_pgn`) at a time.
+#: Games converted (and written, by :func:`import_pgn`) at a time, at most; and at most the games whose
+#: kept tags hold this many characters (a game's text is bounded: :data:`~elo_batch.formats.pgnsource.MAX_GAME_CHARS`).
 BATCH_GAMES = 50_000
+BATCH_CHARS = 32 << 20
+#: The tags a game keeps (the rest are only noted): those read, and those python-chess sets up a board from.
+_KEPT = frozenset((*_TAGS, "FEN", "SetUp", "Variant"))
 
 
 @dataclass(frozen=True)
@@ -99,16 +103,23 @@ class ImportReport:
         ]
 
 
-class _TagsAndPlies(chess.pgn.BaseVisitor[tuple[dict[str, str], int, str | None]]):
-    """Keeps the tags, counts the main line's half-moves and skips everything else (no move checking)."""
+class _TagsAndPlies(chess.pgn.BaseVisitor[tuple[chess.pgn.Headers, int, str | None, bool]]):
+    """Keeps the tags read (:data:`_KEPT`; the rest only noted: a game may hold any number), counts the
+    main line's half-moves and skips everything else (no move checking)."""
 
     def begin_game(self) -> None:
-        self.tags: dict[str, str] = {}
+        self.tags = chess.pgn.Headers({})
+        self.tagged = False
         self.plies = 0
         self.movetext_result: str | None = None
 
+    def begin_headers(self) -> chess.pgn.Headers:
+        return self.tags  # python-chess then keeps no copy of every tag
+
     def visit_header(self, tagname: str, tagvalue: str) -> None:
-        self.tags[tagname] = tagvalue
+        self.tagged = True
+        if tagname in _KEPT:
+            self.tags[tagname] = tagvalue
 
     def begin_variation(self) -> chess.pgn.SkipType:
         return chess.pgn.SKIP
@@ -125,8 +136,8 @@ class _TagsAndPlies(chess.pgn.BaseVisitor[tuple[dict[str, str], int, str | None]
     def visit_result(self, result: str) -> None:
         self.movetext_result = result
 
-    def result(self) -> tuple[dict[str, str], int, str | None]:
-        return self.tags, self.plies, self.movetext_result
+    def result(self) -> tuple[chess.pgn.Headers, int, str | None, bool]:
+        return self.tags, self.plies, self.movetext_result, self.tagged
 
 
 def read_pgn(paths: list[str] | tuple[str, ...]) -> tuple[pl.DataFrame, ImportReport]:
@@ -186,23 +197,28 @@ def _batches(paths: list[str] | tuple[str, ...], sources: list[str]) -> Iterator
     columns); each source's label is appended to ``sources`` as it is opened."""
     for label, path, binary in pgnsource.sources(paths):
         sources.append(label)
-        number = tagged = 0
+        number = tagged = chars = 0
         columns = _empty_columns()
         try:
-            handle = pgnsource.text(binary)
-            while (game := chess.pgn.read_game(handle, Visitor=_TagsAndPlies)) is not None:
-                tags, plies, movetext_result = game
+            handle = pgnsource.text(binary, label)
+            while True:
+                handle.next_game()
+                game = chess.pgn.read_game(handle, Visitor=_TagsAndPlies)
+                if game is None:
+                    break
+                tags, plies, movetext_result, has_tags = game
                 number += 1
-                tagged += bool(tags)
+                tagged += has_tags
+                chars += sum(len(tags[tag]) for tag in _TAGS if tag in tags)
                 columns["source"].append(label)
                 columns["number"].append(number)
                 for tag in _TAGS:
                     columns[tag].append(tags.get(tag))
                 columns["plies"].append(plies)
                 columns["movetext"].append(movetext_result)
-                if len(columns["source"]) == BATCH_GAMES:
+                if len(columns["source"]) == BATCH_GAMES or chars > BATCH_CHARS:
                     yield _to_games(_raw_frame(columns))
-                    columns = _empty_columns()
+                    columns, chars = _empty_columns(), 0
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # a member's data is damaged
             raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
         except OSError as exc:

@@ -17,17 +17,20 @@ from collections.abc import Iterator
 from typing import IO
 
 from elo_batch.errors import InputDataError, InputMissingError
+from elo_batch.formats import archives
 from elo_batch.inputs.readers import unreadable
 
 #: A zip member that would inflate to more than this many times its compressed size is refused: PGN
 #: deflates to about a fifth (text of few distinct tags, a tenth); a zip bomb inflates 200 to 1000 times.
-MAX_RATIO = 100
+MAX_RATIO = archives.MAX_RATIO
 #: Members that inflate to fewer bytes than this are not checked for their ratio (a small file of
 #: repeated tags may compress well, and costs nothing).
-RATIO_FROM = 1 << 20
+RATIO_FROM = archives.RATIO_FROM
 #: Most bytes the ``.pgn`` members of one zip archive may inflate to, together (4 GiB, about ten
 #: million games).
 MAX_INFLATED = 4 << 30
+#: Most characters one game may take (its tags, moves and comments; blank lines not counted).
+MAX_GAME_CHARS = 16 << 20
 _ZIP_HINT = (
     "the archive looks like a zip bomb and was not read. If you trust it, unzip it and import its .pgn "
     "files: a .pgn file is read a game at a time, whatever its size."
@@ -95,60 +98,70 @@ def _archive_members(handle: IO[bytes], path: str, label: str) -> Iterator[tuple
 
 
 def check_archive(members: list[zipfile.ZipInfo], path: str) -> None:
-    """Refuse an archive's ``.pgn`` members before inflating them.
-
-    Refused: a member compressed otherwise than deflate (or stored), a member that would inflate more
-    than :data:`MAX_RATIO` times (from :data:`RATIO_FROM` bytes up), or more than :data:`MAX_INFLATED`
-    bytes in all. The sizes are the archive's own; zipfile never inflates a member past its stated
-    size (it stops there and fails the member's checksum).
+    """Refuse an archive's ``.pgn`` members before inflating them (:func:`elo_batch.formats.archives.check_members`
+    with this module's limits): a member compressed otherwise than deflate (or stored), a member that would
+    inflate more than :data:`MAX_RATIO` times (from :data:`RATIO_FROM` bytes up), or more than
+    :data:`MAX_INFLATED` bytes in all.
 
     Raises:
         InputDataError: the archive is refused (exit 65).
     """
-    for info in members:
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise InputDataError(
-                f"member {info.filename!r} is compressed with method {info.compress_type}, not deflate",
-                path=path,
-                hint="zip the .pgn files again with the usual (deflate) compression, or import them unzipped.",
-            )
-        ratio = info.file_size / max(info.compress_size, 1)
-        if info.file_size > RATIO_FROM and ratio > MAX_RATIO:
-            raise InputDataError(
-                f"member {info.filename!r} would inflate from {_size(info.compress_size)} to "
-                f"{_size(info.file_size)} ({ratio:.0f} times; PGN text compresses at most about {MAX_RATIO} times)",
-                path=path,
-                hint=_ZIP_HINT,
-            )
-    total = sum(info.file_size for info in members)
-    if total > MAX_INFLATED:
-        raise InputDataError(
-            f"the archive's .pgn members would inflate to {_size(total)}, more than the {_size(MAX_INFLATED)} "
-            "an archive may hold",
-            path=path,
-            hint=_ZIP_HINT,
-        )
+    limits = archives.Limits(
+        text="PGN text",
+        members=".pgn members",
+        max_ratio=MAX_RATIO,
+        max_inflated=MAX_INFLATED,
+        hint=_ZIP_HINT,
+        method_hint="zip the .pgn files again with the usual (deflate) compression, or import them unzipped.",
+        ratio_from=RATIO_FROM,
+    )
+    archives.check_members(members, path, limits)
 
 
-def _size(count: int) -> str:
-    """Bytes for a message: ``1.0 MiB``, ``4.0 GiB``."""
-    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count} bytes"
-
-
-def text(binary: IO[bytes]) -> io.TextIOWrapper:
+def text(binary: IO[bytes], label: str) -> GameText:
     """PGN text of a binary stream (see :func:`sources`), decoded as it is read.
 
     UTF-16 with a BOM; else UTF-8 (with or without BOM) wherever the bytes are UTF-8, and Windows-1252,
     as many older PGN files are, where they are not (so a collection mixing the two keeps every name;
-    an undefined byte becomes U+FFFD).
+    an undefined byte becomes U+FFFD). ``label``: the source, for messages (see :class:`GameText`).
     """
     head = binary.peek(2)[:2] if hasattr(binary, "peek") else b""
     if head in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        return io.TextIOWrapper(binary, encoding="utf-16", errors="replace")  # type: ignore[type-var]
-    return io.TextIOWrapper(binary, encoding="utf-8-sig", errors=_CP1252_FALLBACK)  # type: ignore[type-var]
+        return GameText(binary, label, encoding="utf-16", errors="replace")  # type: ignore[type-var]
+    return GameText(binary, label, encoding="utf-8-sig", errors=_CP1252_FALLBACK)  # type: ignore[type-var]
+
+
+class GameText(io.TextIOWrapper):
+    """PGN text read a line at a time, each game at most :data:`MAX_GAME_CHARS` characters.
+
+    python-chess holds what it reads of one game (a comment whole, every tag); :meth:`next_game`, called
+    before each game is read, starts the count, and a game longer (not counting blank lines, which
+    nothing holds) is refused.
+    """
+
+    def __init__(self, binary: IO[bytes], label: str, **options: str) -> None:
+        super().__init__(binary, **options)  # type: ignore[arg-type]
+        self.label = label
+        self.game = 0
+        self.chars = 0
+
+    def next_game(self) -> None:
+        """Count the next game's characters from here."""
+        self.game += 1
+        self.chars = 0
+
+    def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]  # (the stubs: bytes, from _IOBase)
+        """The next line, or :data:`MAX_GAME_CHARS` characters of it; raises InputDataError past the game's limit."""
+        line = super().readline(MAX_GAME_CHARS + 1 if size is None or size < 0 else size)
+        if not line.isspace():
+            self.chars += len(line)
+            if self.chars > MAX_GAME_CHARS:
+                raise InputDataError(
+                    f"game {self.game} is longer than {archives.size(MAX_GAME_CHARS)} of text (without blank lines)",
+                    path=self.label,
+                    hint="a game's tags, moves and comments take a few kilobytes; is this a PGN file?",
+                )
+        return line
 
 
 def _as_cp1252(error: UnicodeError) -> tuple[str, int]:
