@@ -10,7 +10,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.byvalue import ByValue
-from elo_batch.inputs.cells import cell_text, is_date_type
+from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
 from elo_batch.inputs.gamerules import (
@@ -78,7 +78,7 @@ def check_file(
     text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
     few = ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
     token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
-    date_value, date_bad = col.date(c.DATE)
+    date_value, date_bad, date_reason = col.date(c.DATE)
     date = few(date_value)
     given_period = col.text(c.PERIOD)
     event_cells = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
@@ -106,16 +106,7 @@ def check_file(
             few(given_period.is_not_null() & ~given_period.str.contains(PERIOD_PATTERN)),
             pl.format("{} is not a period. Hint: use YYYY-MM.", quoted(given_period)),
         ),
-        Check(
-            c.DATE,
-            few(date_bad),
-            pl.format(
-                "date {} is out of range. Hint: expected a date from 0000-01-01 to 9999-12-31."
-                if is_date_type(schema.get(c.DATE, pl.String()))
-                else "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).",
-                quoted(col.text(c.DATE)),
-            ),
-        ),
+        Check(c.DATE, few(date_bad), date_reason),
         Check(
             c.DATE if c.DATE in names else c.PERIOD,
             few(given_period.is_null()) & date.is_null(),
