@@ -14,6 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
+import pytest
+
+from elo_batch.inputs.cellbound import MAX_CELL_CHARS
+from elo_batch.inputs.validate import load_games
 from tests.conftest import ROOT, read_table
 
 GB = 2**30
@@ -65,3 +70,60 @@ def test_a_wide_header_over_short_rows_is_read_in_linear_time(tmp_path) -> None:
     raw = json.loads(rejected["raw"][0])
     assert (len(raw), raw["white_id"], raw["x9999"]) == (10_004, "a0", None)
     assert sorted(read_table(out, "audit", "2025-11")["player_id"]) == ["w", "z"]  # the full-width row is rated
+
+
+# --- item 11: long text in a used column ---------------------------------------------------------
+
+LONG = "x" * 3_500
+
+
+def test_a_long_event_id_on_every_row_is_rejected_within_bounded_memory(tmp_path) -> None:
+    """500k rows of one 3,500-character event_id (a Parquet file of 40 KB) took 4.9 GB of address space
+    (2.7 GB resident): each row's text was copied per check and per side. The rows are rejected now,
+    and the long text is never copied whole."""
+    rows = 500_000
+    player = pl.int_range(pl.len()) % 2000
+    frame = pl.select(pl.int_range(rows).alias("row")).select(
+        pl.format("p{}", player).alias("white_id"),
+        pl.format("p{}", (player * 7 + 1) % 2000).alias("black_id"),
+        pl.lit("1-0").alias("result"),
+        pl.lit("2025-11-03").alias("date"),
+        pl.when(pl.col("row") == 0).then(pl.lit("e1")).otherwise(pl.lit(LONG)).alias("event_id"),
+    )
+    games = tmp_path / "games.parquet"
+    frame.write_parquet(games)
+    ratings = _list(tmp_path / "list.csv", [f"p{i}" for i in range(2000)])
+    out = tmp_path / "out"
+    args = ["run", str(games), "--period", "2025-11", "--ratings", str(ratings), "--out", str(out)]
+
+    done = run_limited([*args, "--max-rejected", "100%"], memory=3 * GB)
+
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    rejected = read_table(out, "rejected", "2025-11")
+    assert rejected.height == rows - 1
+    first = rejected.row(0, named=True)
+    assert (first["source_row"], first["column"], first["value"]) == (2, "event_id", "x" * 100 + "…")
+    assert first["reason"].startswith("event_id holds more than 100 characters. Hint:")
+    assert json.loads(first["raw"])["event_id"] == "x" * 100 + "…"
+    assert read_table(out, "audit", "2025-11").height == 2  # the short event's game is rated
+
+
+@pytest.mark.parametrize("column", ["white_id", "black_id", "game_id", "event_id", "round", "result", "date"])
+def test_a_used_cell_longer_than_the_limit_rejects_its_row(tmp_path, column) -> None:
+    cells = {"white_id": "A", "black_id": "B", "result": "1-0", "date": "2025-11-03", "game_id": "g",
+             "event_id": "e", "round": "1"}  # fmt: skip
+    longest = {**cells, column: "y" * MAX_CELL_CHARS}
+    header = ",".join(cells)
+    rows = [",".join(cells.values()), ",".join({**cells, column: "y" * (MAX_CELL_CHARS + 1)}.values())]
+    path = tmp_path / "games.csv"
+    path.write_text(f"{header}\n" + "\n".join(rows) + "\n", encoding="utf-8")
+
+    games = load_games([str(path)])
+
+    assert games.rejected.select("source_row", "column", "value").rows() == [(2, column, "y" * MAX_CELL_CHARS + "…")]
+    assert json.loads(games.rejected["raw"][0])[column] == "y" * MAX_CELL_CHARS + "…"
+    assert games.rows.height == 1
+    # exactly at the limit a cell is read (and checked as any other: a 100-character result is no result)
+    path.write_text(f"{header}\n" + ",".join(longest.values()) + "\n", encoding="utf-8")
+    checked = load_games([str(path)])
+    assert "more than" not in "".join(checked.rejected["reason"].to_list())

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.inputs.cellbound import cut
 from elo_batch.inputs.checkfile import check_file, raw_json
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
@@ -258,6 +259,10 @@ def _parquet_rows(path: str) -> int:
 
 def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
     """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
-    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
+    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding, trim=False)
+    texts = [name for name, dtype in whole.schema.items() if dtype == pl.String]  # trimmed, as the checks trim;
+    whole = whole.with_columns(  # a long cell of a used column cut first (not copied whole)
+        (cut(pl.col(name)) if name in GAME_COLUMNS else pl.col(name)).str.strip_chars() for name in texts
+    )
     raw = whole.select(c.SOURCE_ROW, raw_json(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
     return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
