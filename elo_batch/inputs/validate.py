@@ -26,6 +26,7 @@ from elo_batch.inputs.gamerules import EVENT_ROWS_SCHEMA as EVENT_ROWS_SCHEMA
 from elo_batch.inputs.gamerules import REJECTED_SCHEMA as REJECTED_SCHEMA
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
 from elo_batch.inputs.names import READER_COLUMNS, escape
+from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
@@ -252,7 +253,8 @@ def _parquet_rows(path: str) -> int:
     if not path.lower().endswith(PARQUET_SUFFIXES):
         return 0
     try:
-        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+        with quiet_panics():
+            return int(pl.scan_parquet(path).select(pl.len()).collect().item())
     except PARQUET_ERRORS:  # not Parquet after all, or damaged (a panic too): read_table says what is wrong
         return 0
 
