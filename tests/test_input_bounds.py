@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from elo_batch.cli.app import ALLOCATOR_OPTIONS
 from elo_batch.inputs.cellbound import MAX_CELL_CHARS
 from elo_batch.inputs.validate import load_games
 from tests.conftest import ROOT, read_table
@@ -127,3 +128,41 @@ def test_a_used_cell_longer_than_the_limit_rejects_its_row(tmp_path, column) -> 
     path.write_text(f"{header}\n" + ",".join(longest.values()) + "\n", encoding="utf-8")
     checked = load_games([str(path)])
     assert "more than" not in "".join(checked.rejected["reason"].to_list())
+
+
+# --- the CSV reader's peak: at most 5x the file plus 0.3 GB ---------------------------------------
+
+
+def _games_csv(path: Path, rows: int) -> Path:
+    row = pl.int_range(pl.len())
+    pl.select(pl.int_range(rows).alias("i")).select(
+        pl.format("g{}", row).alias("game_id"),
+        pl.format("e{}", row // 1000).alias("event_id"),
+        (row % 9 + 1).cast(pl.String).alias("round"),
+        (1_000_000 + row * 7919 % 100_000).cast(pl.String).alias("white_id"),
+        (1_000_000 + (row * 104_729 + 1) % 100_000).cast(pl.String).alias("black_id"),
+        pl.lit("1-0").alias("result"),
+        pl.format("2025-11-{}", (row % 28 + 1).cast(pl.String).str.zfill(2)).alias("date"),
+    ).write_csv(path)
+    return path
+
+
+def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
+    """The reading and checking of a games CSV (the part of a run that grows with the file): its peak
+    resident memory, in a process of its own with the allocator as the command line sets it."""
+    games = _games_csv(tmp_path / "games.csv", 430_000)
+    size = games.stat().st_size
+    code = (
+        "import resource, sys; from elo_batch.inputs.validate import load_games; "
+        "games = load_games([sys.argv[1]]); assert games.rows.height == 430_000, games.rejected; "
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
+
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(games)], capture_output=True, text=True, env=env, timeout=300
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert 19e6 < size < 22e6
+    assert int(done.stdout) <= 5 * size + 0.3e9, (int(done.stdout) / 1e6, size / 1e6)

@@ -12,8 +12,6 @@ long text; the rejected row's ``value`` and ``raw`` show its first ``MAX_CELL_CH
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 import polars as pl
 
 #: Most characters a cell of a used column of a games file may hold.
@@ -21,10 +19,8 @@ MAX_CELL_CHARS = 100
 #: Put after the characters kept of a cell that was cut.
 CUT_MARK = "…"
 
-Table = TypeVar("Table", pl.DataFrame, pl.LazyFrame)
 
-
-def bound_cells(table: Table, names: list[str]) -> Table:
+def bound_cells(table: pl.DataFrame | pl.LazyFrame, names: list[str]) -> pl.DataFrame | pl.LazyFrame:
     """``table`` with each cell of the text columns ``names`` longer than :data:`MAX_CELL_CHARS` cut to
     ``MAX_CELL_CHARS + 1`` characters (so that it is still found too long). A frame in memory is
     scanned first and only the columns with such a cell are changed; a plan is changed lazily."""

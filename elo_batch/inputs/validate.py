@@ -161,6 +161,7 @@ def load_games(
                     bad_rows = _whole_raw(bad_rows, source, encoding)
                 checked.append((good_rows, bad_rows))
                 event_rows += attribute_rows
+                del frame, good, bad, attributes  # the raw rows (the plans hold them): freed before the next file
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
         offset += info.rows
