@@ -237,7 +237,7 @@ def test_parquet_dates_out_of_range_are_rejected_rows(cli, tmp_path, dtype, valu
     rejected = read_table(tmp_path / "out", "rejected", "2025-11")
     assert rejected["source_row"].to_list() == [2, 3, 4]
     assert rejected["column"].to_list() == ["date"] * 3
-    assert all(r.startswith("date '") and "is out of range. Hint: expected a date from 0000-01-01" in r
+    assert all(r.startswith("'") and "is out of range. Hint: expected a date from 0001-01-01 to 9998-12-31" in r
                for r in rejected["reason"])  # fmt: skip
     assert rejected["value"][0].startswith(f"{values[0]} ") and rejected["value"][0].endswith(" after 1970-01-01")
     assert json.loads(rejected["raw"][0])["date"] == rejected["value"][0]
@@ -259,15 +259,19 @@ def test_a_file_of_the_largest_or_smallest_date32_only_is_rejected_rows(cli, tmp
     assert read_table(tmp_path / "out", "rejected", "2025-11")["column"].to_list() == ["date"] * 3
 
 
-def test_the_last_day_of_9999_is_a_date(cli, tmp_path) -> None:
+@pytest.mark.parametrize(("days", "period", "rejected"), [(2_932_531, "9998-12", 0), (2_932_896, "9999-12", 1)])
+def test_the_last_day_of_9998_is_the_last_date(cli, tmp_path, days, period, rejected) -> None:
     games = tmp_path / "g.parquet"
-    day = pl.Series([2_932_896], dtype=pl.Int32).cast(pl.Date)  # 9999-12-31
+    day = pl.Series([days], dtype=pl.Int32).cast(pl.Date)  # 9998-12-31; 9999-12-31: its closing date is past 9999
     pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"], "date": day}).write_parquet(games)
 
-    result = cli("run", games, "--period", "9999-12", "--out", tmp_path / "out", "--ratings", "none")
+    result = cli(
+        "run", games, "--period", period, "--out", tmp_path / "out", "--max-rejected", "100%", "--ratings", "none"
+    )
 
     assert result.exit_code == 0, result.output
-    assert "1 rows read = 0 counted + 1 not counted" in result.output  # no list: both unrated, nothing rejected
+    counts = f"1 rows read = 0 counted + {1 - rejected} not counted (see audit) + 0 other periods + {rejected} rejected"
+    assert counts in result.output  # no list: both unrated
 
 
 # --- float ids --------------------------------------------------------------------------------

@@ -312,8 +312,9 @@ def _look_up_integers(
 
         found = rows.with_columns(dense(c.WHITE_ID).alias(s.WHITE), dense(c.BLACK_ID).alias(s.BLACK))
         engine: Engine = ENGINE  # gathers: in parallel, morsel by morsel (10M rows: 0.17 s in memory, 0.08 s)
-    elif number.dtype == ids.dtype and number.null_count() == 0 and number.is_sorted():
+    elif number.len() and number.dtype == ids.dtype and number.null_count() == 0 and number.is_sorted():
         # the list's own integer ids, sorted (as the pre-pass sorts the list): an id's index is its position
+        # (an empty list has no position to search: joined, every player is unlisted)
         sorted_ids = pl.lit(number)
 
         def position(name: str) -> pl.Expr:

@@ -16,6 +16,13 @@ from elo_batch.errors import InputDataError
 #: Days from 1970-01-01 of 0000-01-01 and of 9999-12-31: the dates an ISO date ``YYYY-MM-DD`` writes.
 #: A date column (Parquet date32, or a date-time) outside them is refused, as the text would be.
 DATE_RANGE = (-719_528, 2_932_896)
+#: Days from 1970-01-01 of 0001-01-01 and of 9998-12-31: the dates an input date (a game's ``date``, an
+#: event's ``event_start`` and ``event_end``) may hold. Python's dates begin in year 1, and a date in
+#: 9999 would pass the last date polars writes once an event's closing date (B.02 7.1.3) or the next
+#: list is worked out from it. An input date outside is refused with its row (:data:`INPUT_DATES_TEXT`).
+INPUT_DATES = (-719_162, 2_932_531)
+#: What a refused input date is told is expected.
+INPUT_DATES_TEXT = "expected a date from 0001-01-01 to 9998-12-31"
 #: Floats are whole numbers exactly up to this magnitude: a float id may be taken as the integer it
 #: holds only below it (2^53).
 EXACT_FLOAT = 2**53
@@ -29,14 +36,24 @@ def is_date_type(dtype: pl.DataType) -> bool:
     return dtype == pl.Date or isinstance(dtype, pl.Datetime)
 
 
-def in_date_range(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """True where a Date or Datetime value lies within :data:`DATE_RANGE` (null stays null); worked out on
-    the stored integers, so that no out-of-range value is ever turned into a date."""
-    low, high = DATE_RANGE
+def in_date_range(expr: pl.Expr, dtype: pl.DataType, days: tuple[int, int] = DATE_RANGE) -> pl.Expr:
+    """True where a Date or Datetime value lies within ``days`` (default :data:`DATE_RANGE`; null stays
+    null); worked out on the stored integers, so that no out-of-range value is ever turned into a date."""
+    low, high = days
     if isinstance(dtype, pl.Datetime):
         per_day = _PER_DAY[dtype.time_unit or "us"]
         low, high = max(low * per_day, _INT64[0]), min((high + 1) * per_day - 1, _INT64[1])
     return expr.to_physical().is_between(low, high)
+
+
+def usable_date(value: pl.Expr) -> pl.Expr:
+    """True where a Date value (parsed from text) lies within :data:`INPUT_DATES`."""
+    return value.to_physical().is_between(*INPUT_DATES)
+
+
+def out_of_range(text: pl.Expr) -> pl.Expr:
+    """The reason for an input date out of :data:`INPUT_DATES` (``text``: the cell as text)."""
+    return pl.format(f"'{{}}' is out of range. Hint: {INPUT_DATES_TEXT}.", text)
 
 
 def exact_float(expr: pl.Expr) -> pl.Expr:

@@ -10,7 +10,8 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.byvalue import ByValue
-from elo_batch.inputs.cells import cell_text, is_date_type
+from elo_batch.inputs.cellbound import bound_cells, cut, long_reason, too_long
+from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
 from elo_batch.inputs.gamerules import (
@@ -35,10 +36,17 @@ from elo_batch.inputs.text import column_hints
 
 def raw_json(schema: pl.Schema, columns: list[str]) -> pl.Expr:
     """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
-    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names."""
-    return (
-        pl.struct([cell_text(schema, name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
-    )
+    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names; a text cell of a
+    used column longer than the limit cut (:func:`elo_batch.inputs.cellbound.cut`)."""
+
+    def text(name: str) -> pl.Expr:
+        return (
+            cut(cell_text(schema, name))
+            if name in GAME_COLUMNS and schema[name] == pl.String
+            else cell_text(schema, name)
+        )
+
+    return pl.struct([text(name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
 
 
 def check_file(
@@ -67,6 +75,8 @@ def check_file(
             + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
         )
     check_types(schema, path)
+    limited = [name for name in GAME_COLUMNS if schema.get(name) == pl.String]
+    table = bound_cells(table, limited)  # no long cell is copied after the read
     col = ColumnReader(schema)
     white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
     white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
@@ -78,13 +88,14 @@ def check_file(
     text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
     few = ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
     token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
-    date_value, date_bad = col.date(c.DATE)
+    date_value, date_bad, date_reason = col.date(c.DATE)
     date = few(date_value)
     given_period = col.text(c.PERIOD)
     event_cells = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
     event_order = ends_before_start(event_cells[c.EVENT_START].value, event_cells[c.EVENT_END].value)
     candidates: list[Check | None] = [
         Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
+        *[Check(name, too_long(pl.col(few.hidden().get(name, name))), long_reason(name)) for name in limited],
         Check(white, col.missing(white), pl.lit(f"missing {white}")),
         Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
         *[Check(name, col.inexact_id(name), inexact_reason(col.text(name))) for name in (white, black, c.GAME_ID)],
@@ -106,16 +117,7 @@ def check_file(
             few(given_period.is_not_null() & ~given_period.str.contains(PERIOD_PATTERN)),
             pl.format("{} is not a period. Hint: use YYYY-MM.", quoted(given_period)),
         ),
-        Check(
-            c.DATE,
-            few(date_bad),
-            pl.format(
-                "date {} is out of range. Hint: expected a date from 0000-01-01 to 9999-12-31."
-                if is_date_type(schema.get(c.DATE, pl.String()))
-                else "{} is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).",
-                quoted(col.text(c.DATE)),
-            ),
-        ),
+        Check(c.DATE, few(date_bad), date_reason),
         Check(
             c.DATE if c.DATE in names else c.PERIOD,
             few(given_period.is_null()) & date.is_null(),
@@ -159,9 +161,9 @@ def check_file(
             pl.col(c.SOURCE_FILE),
             pl.col(c.SOURCE_ROW),
             of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
-            of_failed(checks, lambda ch: col.text(ch.column) if ch.column in names else pl.lit(None, pl.String)).alias(
-                c.VALUE
-            ),
+            of_failed(
+                checks, lambda ch: cut(col.text(ch.column)) if ch.column in names else pl.lit(None, pl.String)
+            ).alias(c.VALUE),
             of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
             raw_json(schema, original),
         )

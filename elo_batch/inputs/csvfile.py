@@ -321,32 +321,48 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     """Cells trimmed (empty = null; a formula escape undone, ids aside), a column at a time and only
     where a cell needs it, so that the frame is never held twice; blank rows skipped (every cell null,
     and with ``blank_lines`` every cell not read empty too); rows whose ``fields`` differ from the
-    header's marked. (rows, blank rows)."""
+    header's marked. (rows, blank rows).
+
+    ``frame`` is changed in place (its columns replaced), so that the caller's name for it does not
+    keep the untrimmed text alive. Each step works on one column by its position, never on the whole
+    frame: a frame of many columns (a wide header) costs time linear in its cells.
+    """
     names = frame.columns
-    for index, name in enumerate(names):  # one chunk per column, a column at a time: polars would copy the
-        frame.replace_column(index, frame.get_column(name).rechunk())  # frame whole to align the new columns
-    for name in names:
-        raw, identifier = pl.col(name), name in ID_COLUMNS  # held names: normalised
-        changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
-        if not frame.select((changes if identifier else changes | raw.str.starts_with("'")).any()).item():
-            continue  # as read: no new column
-        cell = raw.str.strip_chars() if identifier else unescape(raw.str.strip_chars())
-        frame = frame.with_columns(pl.when(cell.str.len_bytes() > 0).then(cell).alias(name))
+    changing = frame.select(_changes(name).any() for name in names).row(0) if names else ()  # one pass
+    for index in range(len(names)):  # one chunk per column, a column at a time: polars would copy the
+        column = frame.to_series(index).rechunk()  # frame whole to align the new columns
+        frame.replace_column(index, _trimmed_column(column) if changing[index] else column)  # the old one freed
     if fields is None:
         return frame, 0
-    frame = frame.with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias(SOURCE_ROW), fields.alias(RAGGED))
+    frame.insert_column(frame.width, pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True).alias(SOURCE_ROW))
+    frame.insert_column(frame.width, fields.alias(RAGGED))
+    columns = frame.get_columns()[: len(names)]
     blank = 0
-    if all(frame.get_column(name).null_count() for name in names):  # some rows may be blank: all cells null
-        masks = [frame.get_column(name).is_null() for name in names]
+    if all(column.null_count() for column in columns):  # some rows may be blank: all cells null
+        masks = [column.is_null() for column in columns]
         blank_rows = functools.reduce(operator.and_, masks if blank_lines is None else [*masks, blank_lines])
         blank = int(blank_rows.sum())
+    del columns
     if blank:  # a column at a time, each freed once filtered
-        kept, filtered = ~blank_rows, {}
-        for name in frame.columns:
-            filtered[name] = frame.get_column(name).filter(kept)
-            frame = frame.drop(name)
-        frame = pl.DataFrame(filtered)
+        kept, filtered = ~blank_rows, []
+        for name in reversed(frame.columns):  # the last first: each found at once
+            filtered.append(frame.drop_in_place(name).filter(kept))
+        frame = pl.DataFrame(filtered[::-1])
     return frame, blank
+
+
+def _changes(name: str) -> pl.Expr:
+    """Where a cell of column ``name`` is not kept as read: blank, padded, or (ids aside) escaped."""
+    raw = pl.col(name)
+    changes = raw.str.contains(r"^\s|\s$") | (raw.str.len_bytes() == 0)
+    return changes if name in ID_COLUMNS else changes | raw.str.starts_with("'")
+
+
+def _trimmed_column(column: pl.Series) -> pl.Series:
+    """One text column as :func:`_cells` makes it."""
+    raw = pl.col(column.name)
+    cell = raw.str.strip_chars() if column.name in ID_COLUMNS else unescape(raw.str.strip_chars())
+    return column.to_frame().select(pl.when(cell.str.len_bytes() > 0).then(cell).alias(column.name)).to_series()
 
 
 def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.DataFrame:

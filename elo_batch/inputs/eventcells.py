@@ -13,7 +13,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.inputs.cells import in_date_range, is_date_type, text_column
+from elo_batch.inputs.cells import INPUT_DATES, in_date_range, is_date_type, out_of_range, text_column, usable_date
 
 #: ``event_type`` values (written in any case).
 EVENT_TYPES: Final = (c.TOURNAMENT, c.MATCH)
@@ -78,8 +78,7 @@ def attribute(schema: pl.Schema, name: str) -> Cell:
         good = value.is_not_null()
         reason = pl.format("{} is not true or false. Hint: true asks for the B.02 6.2 waiver.", quoted)
     else:
-        value, good = _date(schema, name, text)
-        reason = pl.format("{} is not a date. Hint: use an ISO date YYYY-MM-DD.", quoted)
+        value, good, reason = _date(schema, name, text)
     good = good.fill_null(False)
     return Cell(pl.when(good).then(value).cast(TYPES[name]), pl.when(text.is_not_null() & ~good).then(reason))
 
@@ -91,13 +90,17 @@ def ends_before_start(start: pl.Expr, end: pl.Expr) -> pl.Expr:
     )
 
 
-def _date(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+def _date(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(the date, the cell is a usable date, the reason it is not): a date outside
+    :data:`~elo_batch.inputs.cells.INPUT_DATES` is out of range."""
     dtype = schema[name]
+    not_a_date = pl.format("'{}' is not a date. Hint: use an ISO date YYYY-MM-DD.", text)
     if is_date_type(dtype):
-        inside = in_date_range(pl.col(name), dtype)
+        inside = in_date_range(pl.col(name), dtype, INPUT_DATES)
         kept = pl.when(inside).then(pl.col(name))
-        return (kept if dtype == pl.Date else kept.dt.date()), inside
+        return (kept if dtype == pl.Date else kept.dt.date()), inside, out_of_range(text)
     if dtype != pl.String:
-        return pl.lit(None, pl.Date), pl.lit(False)
+        return pl.lit(None, pl.Date), pl.lit(False), not_a_date
     value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
-    return value, text.str.contains(_DATE) & value.is_not_null()
+    written = text.str.contains(_DATE) & value.is_not_null()
+    return value, written & usable_date(value), pl.when(written).then(out_of_range(text)).otherwise(not_a_date)

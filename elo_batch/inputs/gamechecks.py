@@ -12,7 +12,15 @@ from typing import Any
 
 import polars as pl
 
-from elo_batch.inputs.cells import in_date_range, inexact_number, is_date_type, text_column
+from elo_batch.inputs.cells import (
+    INPUT_DATES,
+    in_date_range,
+    inexact_number,
+    is_date_type,
+    out_of_range,
+    text_column,
+    usable_date,
+)
 from elo_batch.inputs.gamerules import (
     CLOCK,
     DECIMAL_NUMBER,
@@ -96,23 +104,25 @@ class ColumnReader:
             return pl.col(left) == pl.col(right)
         return self.text(left) == self.text(right)
 
-    def date(self, name: str) -> tuple[pl.Expr, pl.Expr]:
-        """(local date as written, row is not a date) for a date or date-time column; a Date or Datetime
-        value outside the years 0000-9999 is not a date (:data:`elo_batch.inputs.cells.DATE_RANGE`)."""
+    def date(self, name: str) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+        """(local date as written, row is not a usable date, the reason) for a date or date-time column;
+        a date outside :data:`elo_batch.inputs.cells.INPUT_DATES` is out of range (a Date or Datetime
+        value never reaches a date operation then)."""
         dtype = self.schema.get(name)
         if dtype is None:
-            return pl.lit(None, pl.Date), pl.lit(False)
-        expr = pl.col(name)
+            return pl.lit(None, pl.Date), pl.lit(False), pl.lit(None, pl.String)
+        expr, text = pl.col(name), self.text(name)
         if is_date_type(dtype):
-            in_range = in_date_range(expr, dtype)
-            kept: pl.Expr = pl.when(in_range).then(expr)  # out-of-range values never reach a date operation
-            return (kept if dtype == pl.Date else kept.dt.date()), expr.is_not_null() & ~in_range
-        text = self.text(name)
+            in_range = in_date_range(expr, dtype, INPUT_DATES)
+            kept: pl.Expr = pl.when(in_range).then(expr)
+            return (kept if dtype == pl.Date else kept.dt.date()), expr.is_not_null() & ~in_range, out_of_range(text)
         value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
         rest_ok = text.str.slice(10).str.contains(f"^([T ]{CLOCK}{SECONDS}?\\s*(Z|[+-]{OFFSET})?)?$")
         well_formed = text.str.contains(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}")
-        bad = text.is_not_null() & (value.is_null() | ~rest_ok | ~well_formed)
-        return pl.when(~bad).then(value), bad
+        bad = text.is_not_null() & (value.is_null() | ~rest_ok | ~well_formed | ~usable_date(value))
+        reason = pl.when(rest_ok & well_formed & value.is_not_null()).then(out_of_range(text))
+        not_a_date = pl.format("'{}' is not a date. Hint: use an ISO date YYYY-MM-DD (a time may follow).", text)
+        return pl.when(~bad).then(value), bad, reason.otherwise(not_a_date)
 
     def rating(self, name: str) -> pl.Expr:
         """The column as rating points (Float64), null when absent, empty or 0: a rating of 0 is "no

@@ -16,6 +16,7 @@ import polars as pl
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names, normalise_names
+from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.paths import unreadable
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def read_parquet_file(
     for) while another thread hashes it; with ``stored``, from its content (what a gzip file holds),
     already hashed."""
     source = path if stored is None else stored.source
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+    with concurrent.futures.ThreadPoolExecutor(1) as pool, quiet_panics():
         digest = pool.submit(file_digest, path) if stored is None else None
         originals = parquet_names(source, path)
         names = held_names(originals, path)
@@ -47,13 +48,14 @@ def parquet_whole_rows(source: str, path: str, rows: pl.Series, trim: bool) -> p
     originals = parquet_names(source, path)
     names = held_names(originals, path)
     try:
-        frame = (
-            pl.scan_parquet(source)
-            .rename(dict(zip(originals, names, strict=True)))  # first: no user column is named like ours then
-            .with_row_index("__source_row", offset=1)
-            .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
-            .collect(engine="streaming")
-        )
+        with quiet_panics():
+            frame = (
+                pl.scan_parquet(source)
+                .rename(dict(zip(originals, names, strict=True)))  # first: no user column is named like ours then
+                .with_row_index("__source_row", offset=1)
+                .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+                .collect(engine="streaming")
+            )
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise not_parquet(exc, path) from exc
     return parquet_rows(frame.drop("__source_row"), trim).with_columns(
@@ -68,7 +70,8 @@ def parquet_names(source: str, path: str) -> list[str]:
         InputDataError: the footer cannot be read (it names ``path``), or two columns have one name.
     """
     try:
-        return list(pl.read_parquet_schema(source))
+        with quiet_panics():
+            return list(pl.read_parquet_schema(source))
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         held_names(_footer_names(source), path)  # a valid file that polars refuses: two columns of one name
         raise not_parquet(exc, path) from exc
@@ -115,7 +118,8 @@ _DECODING = re.compile(r"parquet|out.of.spec|ARROW:schema|thrift|zstd|snappy|lz4
 
 def _read_parquet(source: str | io.BytesIO, path: str, columns: list[str] | None = None) -> pl.DataFrame:
     try:
-        return pl.read_parquet(source, columns=columns)
+        with quiet_panics():
+            return pl.read_parquet(source, columns=columns)
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise not_parquet(exc, path) from exc
 
@@ -147,7 +151,8 @@ def reading(path: str) -> Iterator[None]:
         InputDataError: polars panicked on the file's values, or could not decode them.
     """
     try:
-        yield
+        with quiet_panics():
+            yield
     except pl.exceptions.PanicException as exc:
         raise InputDataError(
             f"cannot read the values of this file (polars stopped: {first_line(exc)})",

@@ -26,6 +26,7 @@ from elo_batch.inputs.frames import frame_rows as frame_rows
 from elo_batch.inputs.frames import read_frame as read_frame
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
 from elo_batch.inputs.inputfile import RAGGED as RAGGED
+from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.parquetfile import PARQUET_ERRORS, file_digest, not_parquet, parquet_whole_rows, read_parquet_file
 from elo_batch.inputs.parquetfile import reading as reading
 from elo_batch.inputs.paths import CSV_SUFFIXES as CSV_SUFFIXES
@@ -195,9 +196,10 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         whole, info = read_table(path, encoding=encoding, trim=trim)
         return whole.lazy(), info
     try:
-        scan = pl.scan_parquet(path)
-        columns = scan.collect_schema().names()
-        rows = scan.select(pl.len()).collect().item()
+        with quiet_panics():
+            scan = pl.scan_parquet(path)
+            columns = scan.collect_schema().names()
+            rows = scan.select(pl.len()).collect().item()
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise not_parquet(exc, path) from exc
     names = held_names(columns, path)

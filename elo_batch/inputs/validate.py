@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.inputs.cellbound import cut
 from elo_batch.inputs.checkfile import check_file, raw_json
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
@@ -25,6 +26,7 @@ from elo_batch.inputs.gamerules import EVENT_ROWS_SCHEMA as EVENT_ROWS_SCHEMA
 from elo_batch.inputs.gamerules import REJECTED_SCHEMA as REJECTED_SCHEMA
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
 from elo_batch.inputs.names import READER_COLUMNS, escape
+from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
@@ -159,6 +161,7 @@ def load_games(
                     bad_rows = _whole_raw(bad_rows, source, encoding)
                 checked.append((good_rows, bad_rows))
                 event_rows += attribute_rows
+                del frame, good, bad, attributes  # the raw rows (the plans hold them): freed before the next file
         absent = missing if absent is None else absent & missing
         absent_by_file.append(missing)
         offset += info.rows
@@ -251,13 +254,18 @@ def _parquet_rows(path: str) -> int:
     if not path.lower().endswith(PARQUET_SUFFIXES):
         return 0
     try:
-        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+        with quiet_panics():
+            return int(pl.scan_parquet(path).select(pl.len()).collect().item())
     except PARQUET_ERRORS:  # not Parquet after all, or damaged (a panic too): read_table says what is wrong
         return 0
 
 
 def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
     """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
-    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding)  # trimmed, as the checks trim
+    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding, trim=False)
+    texts = [name for name, dtype in whole.schema.items() if dtype == pl.String]  # trimmed, as the checks trim;
+    whole = whole.with_columns(  # a long cell of a used column cut first (not copied whole)
+        (cut(pl.col(name)) if name in GAME_COLUMNS else pl.col(name)).str.strip_chars() for name in texts
+    )
     raw = whole.select(c.SOURCE_ROW, raw_json(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
     return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
