@@ -329,6 +329,7 @@ def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
             f"{change.numerator / change.denominator:g} x ({change.below} - R)"
             + (", rounded" if rules.rounding != "none" else "")
             + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
+            + (f"; {c.STANDARD_RATING} compressed the same way" if c.STANDARD_RATING in ratings.columns else "")
         ]
     assert isinstance(change, Raise)
     if c.STANDARD_RATING not in ratings.columns:
