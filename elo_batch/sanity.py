@@ -37,7 +37,7 @@ _CUTOFF = 0.8
 _ENDS = 24
 #: What makes two game rows the same game (the canonical columns but position and file).
 _GAME = (
-    c.PERIOD, c.DATE, c.EVENT_ID, c.ROUND, c.WHITE_ID, c.BLACK_ID, "one_sided", "score100", "forfeit",
+    c.PERIOD, c.DATE, c.EVENT_ID, c.ROUND, c.BOARD, c.WHITE_ID, c.BLACK_ID, "one_sided", "score100", "forfeit",
     c.WHITE_RATING, c.BLACK_RATING,
 )  # fmt: skip
 _PARTITION = re.compile(r"/period=([0-9]{4}-(?:0[1-9]|1[0-2]))/part-0\.[A-Za-z0-9]+$")
@@ -78,10 +78,12 @@ def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunC
 def input_notes(
     games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None, config: RunConfig
 ) -> tuple[str, ...]:
-    """Warnings about the inputs as a whole: the same games in two files, a list that gives everyone K 20."""
+    """Warnings about the inputs as a whole: the same games in two files, rows alike that may be one game
+    entered twice, a list that gives everyone K 20."""
     return (
         *_identical_files(games.files),
         *_repeated_games(games, config.periods),
+        *_alike_rows(games, config.periods),
         *_k20(rating_list, list_info, config),
     )
 
@@ -240,7 +242,8 @@ def _identical_files(files: tuple[InputFile, ...]) -> list[str]:
             by_digest.setdefault(info.sha256, []).append(info.path)
     return [
         f"{', '.join(paths)}: identical files (sha256 {digest[:16]}...): rows without a game_id are rated once "
-        "per copy. Hint: give the games once (or give each game a game_id: an exact repeat then counts once)."
+        "per copy, unless an event_id and round name their game. Hint: give the games once (or give each game a "
+        "game_id, or its event_id and round: a game entered twice then counts once)."
         for digest, paths in by_digest.items()
         if len(paths) > 1
     ]
@@ -290,6 +293,39 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
         f"{repeated.height} game(s) without a game_id appear identically in two or more files (first: {example}): "
         f"each copy is rated, {extra} game(s) too many. Hint: give the games once, or give each game a game_id "
         "(an exact repeat then counts once)."
+    ]
+
+
+def _alike_rows(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
+    """Rows without a game_id and without an event_id or round that are alike in every column to an earlier
+    row of their file: rated as games of their own (two games can look alike), which a game entered twice
+    is not (rows that name their game, with an event_id and a round, count once: inputs/duplicates.py)."""
+    rows = games.rows.lazy().filter(
+        pl.col(c.GAME_ID).is_null() & (pl.col(c.EVENT_ID).is_null() | pl.col(c.ROUND).is_null()) & ~pl.col("duplicate")
+    )
+    if periods:
+        rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
+    content = [name for name in _GAME if name not in games.absent]
+    game = pl.struct(c.SOURCE_FILE, *content).hash().alias("__game")  # alike, in one file
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
+    alike = (
+        rows.group_by(game)
+        .agg(pl.len().alias("__n"), pl.col("row_key").min())
+        .filter(pl.col("__n") > 1)
+        .sort("row_key")
+        .collect(engine=engine)
+    )
+    if alike.height == 0:
+        return []
+    first = rows.filter(game == alike["__game"][0]).sort("row_key").head(2)
+    shown = first.select(c.SOURCE_FILE, c.SOURCE_ROW).collect(engine=engine)
+    file, (one, two) = shown[c.SOURCE_FILE][0], shown[c.SOURCE_ROW]
+    place = f"{file + ' ' if file else ''}row {one} and row {two}"
+    return [
+        f"{int((alike['__n'] - 1).sum())} row(s) without a game_id, event_id or round are alike in every column to an "
+        f"earlier row of their file (first: {place}): each is rated as a game of its own (two games "
+        "of the same players, result and day look alike). Hint: if a game was entered twice, delete the copy, "
+        "or give the games their event_id and round (or a game_id): a game entered twice then counts once."
     ]
 
 
