@@ -154,7 +154,7 @@ def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         .then(pl.col(c.DATE).cast(pl.String))
         .otherwise(pl.col(c.PERIOD))
     )
-    board = pl.when(pl.col(c.BOARD).is_not_null()).then(pl.lit(" and board")).otherwise(pl.lit(""))
+    named = pl.when(pl.col(c.BOARD).is_not_null()).then(pl.lit("event_id, round, white_id, black_id and board"))
     refused = found.select(
         pl.col(c.PERIOD),
         pl.col(c.SOURCE_FILE),
@@ -162,11 +162,11 @@ def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         pl.col(c.COLUMN),
         value.alias(c.VALUE),
         pl.format(
-            "rows {} are one game (the same event_id, round, white_id and black_id{}) with different {}s: a game "
+            "rows {} are one game (the same {}) with different {}s: a game "
             "entered twice must agree, so none of them is used. Hint: correct or delete the wrong copy; if they "
             "are different games, give each its own round (or board).",
             "__where",
-            board,
+            named.otherwise(pl.lit("event_id, round, white_id and black_id")),
             c.COLUMN,
         ).alias(c.REASON),
         _raw(),
