@@ -24,6 +24,7 @@ from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
 from elo_batch.outputs import objectstore
 from elo_batch.rules.bands import Bands
+from elo_batch.sanity import Alike
 
 T = TypeVar("T")
 
@@ -53,6 +54,9 @@ class Engine(Protocol):
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
     ) -> Iterator[PeriodResult]:
         """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
+
+    def alike_rows(self, periods: tuple[str, ...]) -> Alike | None:
+        """Rows alike that may be one game entered twice, as :func:`elo_batch.sanity.alike_rows`."""
 
 
 def load_inputs(
