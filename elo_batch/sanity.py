@@ -351,8 +351,13 @@ def alike_rows(games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
         rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
     game = pl.struct(c.SOURCE_FILE, *content).hash().alias("__game")  # alike, in one file
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
+    hashes = rows.select(game).collect(engine=engine).to_series()
+    if hashes.n_unique() == hashes.len():  # the usual case, seen from the hashes alone
+        return None
+    repeated = hashes.filter(hashes.is_duplicated()).unique()
     groups = (
-        rows.group_by(game)
+        rows.filter(game.is_in(repeated.implode()))
+        .group_by(game)
         .agg(pl.len().alias("__n"), pl.col("row_key").min())
         .filter(pl.col("__n") > 1)
         .sort("row_key")
