@@ -148,3 +148,24 @@ def test_board_is_read_from_parquet_as_text(tmp_path: Path) -> None:
     result = elo_batch.rate_period(str(tmp_path / "g.parquet"), period="2025-11", ratings=LIST)
 
     assert players(result)["A"] == (14, 2)
+
+
+def test_engine_spark_judges_games_entered_twice_as_the_local_engine(cli, tmp_path: Path) -> None:
+    """``--engine spark`` (the runner's engine): the same list, audit and rejected rows, the same warning."""
+    from tests.test_spark import MISSING
+
+    if MISSING is not None:
+        pytest.skip(f"Spark tests skipped: {MISSING}")
+    case = Path(__file__).parent / "golden" / "fide-game-entered-twice"
+    args = ("run", case / "games.csv", "--ratings", case / "ratings.csv", "--period", "2025-11")
+    local, on_spark = tmp_path / "local", tmp_path / "spark"
+    here = cli(*args, "--out", local)
+
+    result = cli(*args, "--out", on_spark, "--engine", "spark", "--spark-master", "local[2]")
+
+    assert result.exit_code == 0, result.output
+    for table in ("ratings", "audit", "rejected"):
+        name = f"{table}/period=2025-11/part-0.parquet"
+        assert (on_spark / name).read_bytes() == (local / name).read_bytes(), table
+    warning = "1 row(s) without a game_id, event_id or round are alike in every column to an earlier row"
+    assert warning in here.output and warning in result.output
