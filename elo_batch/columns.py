@@ -16,6 +16,7 @@ PERIOD = "period"  # YYYY-MM the game is rated in; overrides date
 GAME_ID = "game_id"  # unique id of the game
 EVENT_ID = "event_id"  # tournament
 ROUND = "round"  # round within the tournament
+BOARD = "board"  # board within the round (optional, text): tells games of one round apart
 WHITE_RATING = "white_rating"  # rating used for this game (rating points)
 BLACK_RATING = "black_rating"
 

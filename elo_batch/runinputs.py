@@ -24,6 +24,7 @@ from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.inputs.validate import GamesInput, load_games
 from elo_batch.outputs import objectstore
 from elo_batch.rules.bands import Bands
+from elo_batch.sanity import Alike
 
 T = TypeVar("T")
 
@@ -56,6 +57,9 @@ class Engine(Protocol):
 
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
         """Whether a game row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`."""
+
+    def alike_rows(self, periods: tuple[str, ...]) -> Alike | None:
+        """Rows alike that may be one game entered twice, as :func:`elo_batch.sanity.alike_rows`."""
 
 
 def load_inputs(

@@ -248,7 +248,10 @@ def _run(
         games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path, engine=engine
     )
     bands = load_bands(run_bands(config), encoding=encoding)
-    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
+    alike = engine.alike_rows if engine is not None else None  # the rows are the engine's
+    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(
+        games, rating_list, list_info, config, alike=alike
+    )
     notes = repaired + notes
     check_strict(games, config)
     if rating_list is None and not ratings_none:

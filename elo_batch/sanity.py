@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -38,8 +40,8 @@ _CUTOFF = 0.8
 #: Characters of an id compared at each end when choosing the candidates.
 _ENDS = 24
 #: What makes two game rows the same game (the canonical columns but position and file).
-_GAME = (
-    c.PERIOD, c.DATE, c.EVENT_ID, c.ROUND, c.WHITE_ID, c.BLACK_ID, "one_sided", "score100", "forfeit",
+GAME_CONTENT = (
+    c.PERIOD, c.DATE, c.EVENT_ID, c.ROUND, c.BOARD, c.WHITE_ID, c.BLACK_ID, "one_sided", "score100", "forfeit",
     c.WHITE_RATING, c.BLACK_RATING,
 )  # fmt: skip
 _PARTITION = re.compile(r"/period=([0-9]{4}-(?:0[1-9]|1[0-2]))/part-0\.[A-Za-z0-9]+$")
@@ -94,12 +96,26 @@ def _all_rejected(rejected: pl.DataFrame) -> None:
 
 
 def input_notes(
-    games: GamesInput, rating_list: pl.DataFrame | None, list_info: InputFile | None, config: RunConfig
+    games: GamesInput,
+    rating_list: pl.DataFrame | None,
+    list_info: InputFile | None,
+    config: RunConfig,
+    *,
+    alike: Callable[[tuple[str, ...]], Alike | None] | None = None,
 ) -> tuple[str, ...]:
-    """Warnings about the inputs as a whole: the same games in two files, a list that gives everyone K 20."""
+    """Warnings about the inputs as a whole: the same games in two files, rows alike that may be one game
+    entered twice, a list that gives everyone K 20.
+
+    Args:
+        games, rating_list, list_info, config: The run's inputs and settings.
+        alike: An engine's own search for rows alike (:func:`alike_rows` over rows it holds, given the
+            periods rated); default: over ``games.rows``.
+    """
+    found = (alike or (lambda periods: alike_rows(games, periods)))(config.periods)
     return (
         *_identical_files(games.files),
         *_repeated_games(games, config.periods),
+        *([alike_note(found)] if found else []),
         *_k20(rating_list, list_info, config),
     )
 
@@ -258,7 +274,8 @@ def _identical_files(files: tuple[InputFile, ...]) -> list[str]:
             by_digest.setdefault(info.sha256, []).append(info.path)
     return [
         f"{', '.join(paths)}: identical files (sha256 {digest[:16]}...): rows without a game_id are rated once "
-        "per copy. Hint: give the games once (or give each game a game_id: an exact repeat then counts once)."
+        "per copy, unless an event_id and round name their game. Hint: give the games once (or give each game a "
+        "game_id, or its event_id and round: a game entered twice then counts once)."
         for digest, paths in by_digest.items()
         if len(paths) > 1
     ]
@@ -275,7 +292,7 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
     rows = games.rows.lazy().filter(pl.col(c.GAME_ID).is_null() & ~pl.col("duplicate"))
     if periods:
         rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
-    content = [name for name in _GAME if name not in games.absent]  # absent columns are null in every row
+    content = [name for name in GAME_CONTENT if name not in games.absent]  # absent columns are null in every row
     keyed = rows.select(
         pl.struct(content).hash().alias("__game"),
         pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias("__copy"),
@@ -309,6 +326,78 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
         f"each copy is rated, {extra} game(s) too many. Hint: give the games once, or give each game a game_id "
         "(an exact repeat then counts once)."
     ]
+
+
+@dataclass(frozen=True)
+class Alike:
+    """Rows alike in every column to an earlier row of their file (see :func:`alike_rows`).
+
+    Attributes:
+        extra: Rows beyond the first of each such group.
+        file: The file of the first group (None: a frame).
+        rows: The first two rows' numbers in it.
+    """
+
+    extra: int
+    file: str | None
+    rows: tuple[int, int]
+
+
+def alike_filter(absent: frozenset[str]) -> tuple[list[str], pl.Expr]:
+    """The columns that make rows alike (``GAME_CONTENT`` less the absent ones), and the rows that are
+    judged so: no ``game_id``, no ``event_id`` or no ``round``, not a ``duplicate``."""
+    content = [name for name in GAME_CONTENT if name not in absent]
+    judged = pl.col(c.GAME_ID).is_null() & (pl.col(c.EVENT_ID).is_null() | pl.col(c.ROUND).is_null())
+    return content, judged & ~pl.col("duplicate")
+
+
+def alike_rows(games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
+    """Rows without a game_id and without an event_id or round that are alike in every column to an earlier
+    row of their file: rated as games of their own (two games can look alike), which a game entered twice
+    is not (rows that name their game, with an event_id and a round, count once: inputs/duplicates.py).
+
+    Args:
+        games: The run's checked rows.
+        periods: The periods rated (none: every row).
+
+    Returns:
+        What was found, or None.
+    """
+    content, judged = alike_filter(games.absent)
+    rows = games.rows.lazy().filter(judged)
+    if periods:
+        rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
+    game = pl.struct(c.SOURCE_FILE, *content).hash().alias("__game")  # alike, in one file
+    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
+    hashes = rows.select(game).collect(engine=engine).to_series()
+    if hashes.n_unique() == hashes.len():  # the usual case, seen from the hashes alone
+        return None
+    repeated = hashes.filter(hashes.is_duplicated()).unique()
+    groups = (
+        rows.filter(game.is_in(repeated.implode()))
+        .group_by(game)
+        .agg(pl.len().alias("__n"), pl.col("row_key").min())
+        .filter(pl.col("__n") > 1)
+        .sort("row_key")
+        .collect(engine=engine)
+    )
+    if groups.height == 0:
+        return None
+    first = rows.filter(game == groups["__game"][0]).sort("row_key").head(2)
+    shown = first.select(c.SOURCE_FILE, c.SOURCE_ROW).collect(engine=engine)
+    one, two = shown[c.SOURCE_ROW]
+    return Alike(int((groups["__n"] - 1).sum()), shown[c.SOURCE_FILE][0], (one, two))
+
+
+def alike_note(found: Alike) -> str:
+    """The warning about rows alike (:func:`alike_rows`)."""
+    place = f"{found.file + ' ' if found.file else ''}row {found.rows[0]} and row {found.rows[1]}"
+    return (
+        f"{found.extra} row(s) without a game_id, event_id or round are alike in every column to an earlier row "
+        f"of their file (first: {place}): each is rated as a game of its own (two games of the same players, "
+        "result and day look alike). Hint: if a game was entered twice, delete the copy, or give the games "
+        "their event_id and round (or a game_id): a game entered twice then counts once."
+    )
 
 
 def _k20(rating_list: pl.DataFrame | None, list_info: InputFile | None, config: RunConfig) -> list[str]:

@@ -99,7 +99,7 @@ def period_events(
         if (at_start := start_lists.get(month)) is not None
     }
     matches = facts.match_rows.filter(pl.col(c.PERIOD) == period)
-    unrated = _unrated_matches(matches, events, listed, start_lists, period, by_event)
+    unrated, judged_now = _unrated_matches(matches, events, listed, start_lists, period, by_event)
     events = events.select(
         c.EVENT_ID,
         pl.when(pl.col(c.EVENT_ID).is_in(unrated.implode())).then(s.RULE_MATCH_UNRATED).otherwise(s.NO_RULE)
@@ -111,7 +111,7 @@ def period_events(
         "row_key",
         pl.when(ev.WAIVED).then(s.RULE_MATCH_WAIVER).otherwise(s.RULE_MATCH_DECIDED).cast(pl.UInt8).alias(_RULE),
     )
-    notes = _notes(facts, period, here)
+    notes = [*_notes(facts, period, here), *_match_start_note(period, judged_now)]
     unstarted = events.filter(
         (pl.col(ev.START_PERIOD) < period) & ~pl.col(ev.START_PERIOD).is_in(_texts(start_ratings)) & by_event
     ).select(c.EVENT_ID, ev.START_PERIOD)
@@ -249,39 +249,72 @@ def _unrated_matches(
     start_lists: Mapping[str, pl.DataFrame | None],
     period: str,
     by_event: bool,
-) -> pl.Series:
-    """Matches of the period with a player unrated at the match's start (B.02 6.1): unrated on the list
-    in force, or (by event) without a rating at the start (the 8.2.4 signal; the run's own list of the
-    start month where the game row has no rating)."""
+) -> tuple[pl.Series, pl.DataFrame]:
+    """Matches of the period with a player unrated at the match's start (B.02 6.1), judged the same in
+    every month of the match and either period mode; and the matches judged on the period's list for want
+    of the list of their start (``event_id``, ``__start_period``), to warn about.
+
+    A player's rating at the start is his rating on the list in force of the month the match started: the
+    period's own list (it started in the period), else the run's own list of that month (an earlier month
+    of a range). A match that started before the run is judged on its rows' ratings (those of its start),
+    else on the period's list. By event, an empty or 0 game-row rating where the other side has one is no
+    rating at the start either (the 8.2.4 signal); by date such a cell falls back to the list, as for D.
+    """
     if not rows.height:
-        return pl.Series(c.EVENT_ID, [], pl.String)
+        return pl.Series(c.EVENT_ID, [], pl.String), pl.DataFrame(
+            schema={c.EVENT_ID: pl.String, ev.START_PERIOD: pl.String}
+        )
     id_type = listed[c.PLAYER_ID].dtype
     frame = rows.with_columns(pl.col(c.WHITE_ID, c.BLACK_ID).cast(id_type)).join(
         events.select(c.EVENT_ID, ev.START_PERIOD), on=c.EVENT_ID, how="left", maintain_order="left"
     )
 
-    def rated_on(rating_list: pl.DataFrame, prefix: str) -> None:
+    def rated_on(rating_list: pl.DataFrame, prefix: str) -> tuple[pl.Expr, pl.Expr]:
         nonlocal frame
         ratings = rating_list.select(pl.col(c.PLAYER_ID).cast(id_type), pl.col(c.RATING).cast(pl.Float64))
         for side, player in (("w", c.WHITE_ID), ("b", c.BLACK_ID)):
             renamed = ratings.rename({c.PLAYER_ID: player, c.RATING: f"{prefix}{side}"})
             frame = frame.join(renamed, on=player, how="left", maintain_order="left")
+        return pl.col(f"{prefix}w"), pl.col(f"{prefix}b")
 
-    rated_on(listed, "__now_")
-    white, black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
-    for number, (month, rating_list) in enumerate(start_lists.items()):
-        if rating_list is None or month >= period or not by_event:
-            continue
-        rated_on(rating_list, f"__start{number}_")
-        began = pl.col(ev.START_PERIOD) == month
-        white = pl.when(white.is_null() & began).then(pl.col(f"__start{number}_w")).otherwise(white)
-        black = pl.when(black.is_null() & began).then(pl.col(f"__start{number}_b")).otherwise(black)
+    now_white, now_black = rated_on(listed, "__now_")
+    list_white, list_black = now_white, now_black  # the list of the start: the period's, or the run's own
+    row_white, row_black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
+    white, black = row_white, row_black  # for 8.2.4's signal (by event)
+    began = pl.col(ev.START_PERIOD)
+    known = {month: table for month, table in start_lists.items() if table is not None and month < period}
+    for number, (month, rating_list) in enumerate(known.items()):
+        start_white, start_black = rated_on(rating_list, f"__start{number}_")
+        list_white = pl.when(began == month).then(start_white).otherwise(list_white)
+        list_black = pl.when(began == month).then(start_black).otherwise(list_black)
+        if by_event:
+            white = pl.when(white.is_null() & (began == month)).then(start_white).otherwise(white)
+            black = pl.when(black.is_null() & (began == month)).then(start_black).otherwise(black)
+    before_run = (began < period) & ~began.is_in(pl.Series(list(known), dtype=pl.String).implode())
+    at_start_white = pl.when(before_run).then(pl.coalesce(row_white, now_white)).otherwise(list_white)
+    at_start_black = pl.when(before_run).then(pl.coalesce(row_black, now_black)).otherwise(list_black)
     late_white, late_black = _late(white, black, by_event)
-    now_white, now_black = pl.col("__now_w"), pl.col("__now_b")
-    unrated = (now_white.is_null() | late_white) | pl.when(pl.col(s.ONE_SIDED)).then(
-        pl.coalesce(black, now_black).is_null()
-    ).otherwise(now_black.is_null() | late_black)
-    return frame.filter(unrated)[c.EVENT_ID].unique()
+    one_sided = pl.col(s.ONE_SIDED)
+    unrated = (at_start_white.is_null() | late_white) | pl.when(one_sided).then(
+        pl.coalesce(row_black, at_start_black).is_null()
+    ).otherwise(at_start_black.is_null() | late_black)
+    guessed = before_run & (row_white.is_null() | (~one_sided & row_black.is_null()))
+    judged_now = frame.filter(guessed).select(c.EVENT_ID, ev.START_PERIOD).unique().sort(c.EVENT_ID)
+    return frame.filter(unrated)[c.EVENT_ID].unique(), judged_now
+
+
+def _match_start_note(period: str, judged_now: pl.DataFrame) -> list[str]:
+    """The warning about matches that started before the run and were judged on the period's list (6.1)."""
+    if not judged_now.height:
+        return []
+    shown = ", ".join(f"{event!r}: {month}" for event, month in judged_now.head(EXAMPLES).iter_rows())
+    return [
+        f"{period}: {judged_now.height} match(es) started in a month this run did not rate ({shown}"
+        f"{', ...' if judged_now.height > EXAMPLES else ''}) and lack a game-row rating: whether a player was "
+        f"unrated at the match's start (B.02 6.1: such a match is not rated) is judged on the list in force of "
+        f"{period}. Hint: rate a range that starts in the match's first month, or give the ratings of the "
+        "match's start on its game rows."
+    ]
 
 
 def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:

@@ -18,7 +18,7 @@ from elo_batch.config import next_period
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.engine.lifecycle import pool_first_ratings
-from elo_batch.engine.listchanges import one_off
+from elo_batch.engine.listchanges import one_off, standard_after
 from elo_batch.engine.prepass import ENGINE, Prepared
 from elo_batch.engine.sums import Sums
 from elo_batch.inputs.names import unescape
@@ -336,6 +336,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         for name in players.collect_schema().names()
         if name not in LIST_SCHEMA and not name.startswith(s.WORKING) and name not in (c.K_USED, c.CHANGE)
     ]
+    standard = standard_after(rules, players.collect_schema())  # the standard list's compression (listchanges)
     return players.select(
         pl.col(c.PLAYER_ID),
         s.written_period(period),
@@ -359,5 +360,8 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         pl.col(s.REACHED_2300_AFTER).alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
         pl.when(~was_rated & ~published).then(pl.col(s.PENDING)).alias(c.PENDING),
-        *[pl.col(name).alias(unescape(name)) for name in extras],  # the list's own names (elo_batch.inputs.names)
+        *[  # the list's own names (elo_batch.inputs.names)
+            standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
+            for name in extras
+        ],
     )

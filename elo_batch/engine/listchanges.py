@@ -13,7 +13,8 @@
   floor of the period's own rules: the compression of the 1 March 2024 lists (below 2000,
   R + 0.4 x (2000 - R), rounded) and the raise of the 1 October 2022 rapid and blitz lists (a rating
   more than 100 below the ``standard_rating`` becomes standard - 100). Unrated players and their pools
-  are not changed.
+  are not changed. The ``standard_rating`` of a rapid or blitz list is the player's standard rating and
+  follows the standard list: it is compressed too (:func:`standard_after`).
 """
 
 from __future__ import annotations
@@ -118,14 +119,8 @@ def one_off(rating: pl.Expr, rules: RuleSet, schema: pl.Schema) -> pl.Expr | Non
         ``fide-rules.md`` section 8 (compression, TV-22) and section 0 with [S18] (the raise of 2022).
     """
     change = rules.one_off
-    whole = rules.rounding != "none"
     if isinstance(change, Compression):
-        gap = pl.lit(change.below) - rating
-        if whole:  # numerator x gap / denominator to the nearest whole number (never a tie: gap is whole)
-            added = (2 * change.numerator * gap + change.denominator) // (2 * change.denominator)
-        else:
-            added = change.numerator * gap / change.denominator
-        adjustment = pl.when(rating < change.below).then(added).otherwise(0)
+        adjustment = _compressed(rating, change, whole=rules.rounding != "none")
     elif isinstance(change, Raise):
         if c.STANDARD_RATING not in schema:
             adjustment = pl.lit(0)
@@ -135,3 +130,39 @@ def one_off(rating: pl.Expr, rules: RuleSet, schema: pl.Schema) -> pl.Expr | Non
     else:
         return None
     return pl.when(rating.is_not_null()).then(adjustment)
+
+
+def standard_after(rules: RuleSet, schema: pl.Schema) -> pl.Expr | None:
+    """The new list's ``standard_rating``: the player's standard rating follows the standard list, so the
+    compression of the 1 March 2024 lists applies to it as to ``rating`` (already emptied under the floor
+    of the period's rules, :func:`elo_batch.inputs.ratinglist.unrate_below_floor`).
+
+    Args:
+        rules: The period's rule set (``one_off``, ``rounding``).
+        schema: The players' columns.
+
+    Returns:
+        The column (its dtype kept where the ratings are whole, Float64 otherwise; null stays null), or
+        None when it passes through unchanged: no compression this period, or no ``standard_rating``.
+
+    References:
+        ``fide-rules.md`` section 8 ("applied to rapid and blitz as well": the standard rating of a rapid
+        list is a standard rating); R&B 7.2.1.
+    """
+    change = rules.one_off
+    if not isinstance(change, Compression) or c.STANDARD_RATING not in schema:
+        return None
+    whole = rules.rounding != "none"
+    standard = pl.col(c.STANDARD_RATING)
+    after = standard + _compressed(standard, change, whole=whole)
+    return after.cast(schema[c.STANDARD_RATING] if whole else pl.Float64).alias(c.STANDARD_RATING)
+
+
+def _compressed(rating: pl.Expr, change: Compression, *, whole: bool) -> pl.Expr:
+    """What the compression adds to ``rating``: 0 from ``change.below`` up."""
+    gap = pl.lit(change.below) - rating
+    if whole:  # numerator x gap / denominator to the nearest whole number (never a tie: gap is whole)
+        added = (2 * change.numerator * gap + change.denominator) // (2 * change.denominator)
+    else:
+        added = change.numerator * gap / change.denominator
+    return pl.when(rating < change.below).then(added).otherwise(0)

@@ -144,15 +144,19 @@ def rate_periods(
 
 
 def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
-    """Months of the run in which an event started that is rated in a later month of the run (by event:
-    its games use the list in force of its first month)."""
+    """Months of the run in which an event started that is rated in a later month of the run: by event,
+    its games use the list in force of its first month; a match (either mode) is judged on it (B.02 6.1:
+    a match with a player unrated at its start is not rated, in any of its months)."""
     facts = games.events
-    if facts is None or facts.period_by != "event":
+    if facts is None:
         return set()
-    later = facts.events.filter(pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(START_PERIOD)))[
-        START_PERIOD
-    ]
-    return set(later.filter(later.is_in(list(periods))).to_list())
+    starts = facts.events.select(c.EVENT_ID, START_PERIOD)
+    later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(START_PERIOD))
+    matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[START_PERIOD]
+    months = set(matches.to_list())
+    if facts.period_by == "event":
+        months |= set(facts.events.filter(later)[START_PERIOD].to_list())
+    return months & set(periods)
 
 
 def rate_period(
@@ -329,6 +333,7 @@ def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
             f"{change.numerator / change.denominator:g} x ({change.below} - R)"
             + (", rounded" if rules.rounding != "none" else "")
             + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
+            + (f"; {c.STANDARD_RATING} compressed the same way" if c.STANDARD_RATING in ratings.columns else "")
         ]
     assert isinstance(change, Raise)
     if c.STANDARD_RATING not in ratings.columns:

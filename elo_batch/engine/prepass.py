@@ -7,8 +7,9 @@ map needs nothing of the other chunks:
   each player's base rating: the one on their first game of the period (by date, then input order);
 - each player's dense index (players of the list first, by ``player_id``, then the others in order of
   first appearance), looked up once per game row: ``__w`` and ``__b`` of the period table;
-- the ``duplicate`` flag of a row that repeats an earlier row's ``game_id`` in any input file (set
-  across all files when the games were checked, :func:`elo_batch.inputs.validate.load_games`), carried here;
+- the ``duplicate`` flag of a row that repeats an earlier row's game (its ``game_id``, or its event, round,
+  players and board) in any input file (set across all files when the games were checked,
+  :func:`elo_batch.inputs.validate.load_games`), carried here;
 - the pools of unrated players from earlier periods (the list's ``pending`` column);
 - the event facts of each row (:mod:`elo_batch.engine.eventrows`): the ratings of the list at the
   event's start, and the event rules (B.02 6.1, 6.2, 8.2.4) as columns;

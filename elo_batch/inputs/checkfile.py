@@ -178,6 +178,7 @@ def check_file(
         date.alias(c.DATE),
         col.text(c.EVENT_ID).alias(c.EVENT_ID),
         col.text(c.ROUND).alias(c.ROUND),
+        col.text(c.BOARD).alias(c.BOARD),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
         pl.col("__score100").alias("score100"),
@@ -195,7 +196,7 @@ def check_file(
         ),
     )
     sources = {
-        c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND,
+        c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND, c.BOARD: c.BOARD,
         c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
     }  # fmt: skip
     absent = {canonical for canonical, source in sources.items() if source not in names}

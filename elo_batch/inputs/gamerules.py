@@ -20,13 +20,14 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     c.DATE: pl.Date(),
     c.EVENT_ID: pl.String(),
     c.ROUND: pl.String(),
+    c.BOARD: pl.String(),  # optional: with event_id, round and the players, it names the game
     c.WHITE_ID: pl.String(),  # player_id of one-sided rows; Int64 when every file's ids are (INTEGER_IDS)
     c.BLACK_ID: pl.String(),  # opponent_id of one-sided rows (may be null); as white_id
     "score100": pl.Int16(),  # white's (player's) score in hundredths: 100, 50, 0
     "forfeit": pl.Boolean(),
     c.WHITE_RATING: pl.Float64(),  # player_rating of one-sided rows
     c.BLACK_RATING: pl.Float64(),  # opponent_rating of one-sided rows
-    "duplicate": pl.Boolean(),  # an exact repeat of an earlier row with the same game_id
+    "duplicate": pl.Boolean(),  # a repeat of an earlier row of the same game (inputs/duplicates.py)
 }
 
 REJECTED_SCHEMA: dict[str, pl.DataType] = {
@@ -77,7 +78,7 @@ THOUSANDS_REASON = "it looks like a number with a thousands separator"
 #: Column types a game column may have (anything else cannot be read as text, a number or a date).
 NESTED = (pl.List, pl.Array, pl.Struct, pl.Object, pl.Binary)
 GAME_COLUMNS = (
-    c.WHITE_ID, c.BLACK_ID, c.RESULT, c.DATE, c.PERIOD, c.GAME_ID, c.EVENT_ID, c.ROUND, c.WHITE_RATING,
+    c.WHITE_ID, c.BLACK_ID, c.RESULT, c.DATE, c.PERIOD, c.GAME_ID, c.EVENT_ID, c.ROUND, c.BOARD, c.WHITE_RATING,
     c.BLACK_RATING, c.PLAYER_ID, c.OPPONENT_ID, c.PLAYER_RATING, c.OPPONENT_RATING, c.SCORE, *c.EVENT_COLUMNS,
 )  # fmt: skip
 #: The event attributes of game rows, beside the canonical rows (see ``GamesInput.event_rows``): the row,

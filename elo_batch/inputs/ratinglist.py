@@ -135,7 +135,9 @@ def unrate_below_floor(
     FIDE's list holds no rating under the floor (1400 since 1 March 2024, B.02 7.1.2): a player whose
     rating fell under it is unrated on the next list and needs a new initial rating (7.2.1). A copy of the
     list that still holds such a rating (third-party copies of FIDE's data do) is read as FIDE publishes
-    it: the player is unrated, in his own calculation and in his opponents'.
+    it: the player is unrated, in his own calculation and in his opponents'. A rapid or blitz list's
+    ``standard_rating`` is the player's standard rating, read the same way: under the floor it is no rating,
+    and seeds nothing (R&B 7.2.1 needs a standard rating).
 
     Args:
         table: The list in force (``LIST_SCHEMA`` columns first), or None (no list: nothing to do).
@@ -143,21 +145,30 @@ def unrate_below_floor(
         period: The period rated, for the warning.
 
     Returns:
-        The list (unchanged when no rating is under the floor), and a warning counting the ratings made
-        empty (none when there are none).
+        The list (unchanged when no rating is under the floor), and a warning per column (``rating``,
+        ``standard_rating``) counting the ratings made empty (none when there are none).
     """
     if table is None or floor is None:
         return table, []
-    under = pl.col(c.RATING) < floor
-    found = table.filter(under).select(c.PLAYER_ID, c.RATING)
-    if not found.height:
-        return table, []
-    shown = ", ".join(f"{player} ({rating:g})" for player, rating in found.head(FLOOR_SHOWN).iter_rows())
-    warning = (
-        f"{period}: {found.height} list rating(s) under the floor {floor} are unrated, as FIDE's list holds no "
-        f"rating under it (B.02 7.1.2): {shown}{', ...' if found.height > FLOOR_SHOWN else ''}"
+    warnings = []
+    readings = (
+        (c.RATING, "list rating(s)", "are unrated"),
+        (c.STANDARD_RATING, f"{c.STANDARD_RATING}(s)", "are no rating (they seed no rapid or blitz rating)"),
     )
-    return table.with_columns(pl.when(~under).then(pl.col(c.RATING)).alias(c.RATING)), [warning]
+    for column, what, read in readings:
+        if column not in table.columns:
+            continue
+        under = pl.col(column) < floor
+        found = table.filter(under).select(c.PLAYER_ID, column)
+        if not found.height:
+            continue
+        shown = ", ".join(f"{player} ({rating:g})" for player, rating in found.head(FLOOR_SHOWN).iter_rows())
+        warnings.append(
+            f"{period}: {found.height} {what} under the floor {floor} {read}, as FIDE's list holds no rating "
+            f"under it (B.02 7.1.2): {shown}{', ...' if found.height > FLOOR_SHOWN else ''}"
+        )
+        table = table.with_columns(pl.when(~under).then(pl.col(column)).alias(column))
+    return table, warnings
 
 
 def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:

@@ -189,7 +189,7 @@ def load_games(
             else pl.DataFrame(schema=CANONICAL_SCHEMA)
         )
         bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rows, reused, period_rows = mark_duplicates(rows)
+    rows, reused, period_rows = mark_duplicates(rows, frozenset(absent or ()))
     return GamesInput(
         rows,
         pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)

@@ -28,7 +28,7 @@ from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
 from elo_batch.spark import _arrow, _events
-from elo_batch.spark._check import SparkGames, check_games
+from elo_batch.spark._check import SparkGames, alike_rows, check_games
 from elo_batch.spark._period import rate_periods as rate_spark_periods
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ def _rate(
     checked = _events.settle(checked, events, config.period_by, events_info)
     loaded = checked.games
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
-        loaded, rating_list, list_info, config
+        loaded, rating_list, list_info, config, alike=lambda periods: alike_rows(checked, periods)
     )
     runner.check_strict(loaded, config)
     if rating_list is None and not apiargs.ratings_none(ratings):

@@ -23,9 +23,10 @@ from elo_batch.errors import InternalError, UsageError, option
 from elo_batch.inputs.readers import FrameInput, InputFile, expand_paths
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.bands import Bands
+from elo_batch.sanity import Alike
 from elo_batch.spark import _events
 from elo_batch.spark._api import require_spark
-from elo_batch.spark._check import SparkGames
+from elo_batch.spark._check import SparkGames, alike_rows
 from elo_batch.spark._files import check_files
 from elo_batch.spark._jvm import jvm_started, start_context
 from elo_batch.spark._period import rate_periods
@@ -90,6 +91,12 @@ class SparkEngine:
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
         """Whether a game row of ``periods`` carries a rating (the run's guard on its rating source), on Spark."""
         return self._own(games).game_ratings_in(periods)
+
+    def alike_rows(self, periods: tuple[str, ...]) -> Alike | None:
+        """Rows alike that may be one game entered twice, found on Spark (as :func:`elo_batch.sanity.alike_rows`)."""
+        if self._games is None:
+            raise InternalError("the games were not read by this engine", hint="please report it.")
+        return alike_rows(self._games, periods)
 
     def _own(self, games: GamesInput) -> SparkGames:
         if self._games is None or self._games.games is not games:

@@ -17,12 +17,17 @@ broadcast join, no shuffle of the games.
 Repeated game_ids (a ``game_id`` used again, in any partition): Spark's own group-by finds the ids used
 more than once; rows of an id used with different content are collected to the driver and rejected by
 the library's function (:func:`elo_batch.inputs.duplicates.compare_repeats`: its messages name every row), and
-the exact repeats after the first are flagged ``duplicate`` by a join, in Spark.
+the exact repeats after the first are flagged ``duplicate`` by a join, in Spark. A game entered twice (the
+same event, round, players and board, :mod:`elo_batch.inputs.duplicates`) likewise: Spark's group-by finds
+the games named by more than one row, those rows are judged on the driver by the library's
+:func:`~elo_batch.inputs.duplicates.compare_games`, and its verdict joined back.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
+import operator
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,10 +37,11 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch.inputs.checkfile import check_file
-from elo_batch.inputs.duplicates import compare_repeats
+from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.inputs.readers import FrameInput, InputFile, read_frame
 from elo_batch.inputs.validate import GamesInput, split_event_rows
+from elo_batch.sanity import GAME_CONTENT, Alike
 from elo_batch.spark import _arrow
 
 if TYPE_CHECKING:
@@ -245,11 +251,15 @@ def finish(
     period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
     numbered = _numbered(good, offsets).select(*canonical)
     rows, reused, cached = numbered, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
-    if c.GAME_ID not in absent:
-        rows, reused = _marked(numbered, canonical)
-        if reused.height:
-            period_rows.subtract(collections.Counter(dict(reused.group_by(c.PERIOD).len().iter_rows())))
-        if rows is not numbered:  # repeats: the joins once, cached for every pass
+    for marks, needs in ((_marked, {c.GAME_ID}), (_games_marked, {c.EVENT_ID, c.ROUND})):
+        if needs & absent:
+            continue
+        before = rows
+        rows, refused = marks(rows, canonical)
+        if refused.height:
+            period_rows.subtract(collections.Counter(dict(refused.group_by(c.PERIOD).len().iter_rows())))
+            reused = pl.concat([reused, refused])
+        if rows is not before:  # repeats: the joins once, cached for every pass
             rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
             cached.append(rows)
     rejected = bad
@@ -349,3 +359,62 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
         .select(*canonical)
     )
     return rows, reused
+
+
+def _games_marked(rows: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFrame, pl.DataFrame]:
+    """The rows with the later copies of a game entered twice flagged ``duplicate``, the copies of a game
+    that disagree removed; and those, rejected (``REJECTED_SCHEMA``): as
+    :func:`elo_batch.inputs.duplicates.mark_duplicates` judges the rows that name their game."""
+    from pyspark.sql import functions as F
+
+    key = list(GAME_KEY)
+    named = rows.where(~F.col("duplicate") & F.col(c.EVENT_ID).isNotNull() & F.col(c.ROUND).isNotNull())
+    named = named.where(F.col(c.BLACK_ID).isNotNull())
+    repeated = named.groupBy(*key).count().where(F.col("count") > 1).drop("count")
+    if not _arrow.from_spark(repeated.groupBy().count()).item():
+        return rows, pl.DataFrame(schema=REJECTED_SCHEMA)
+    same = [named[name].eqNullSafe(repeated[name]) for name in key]
+    candidates = named.join(F.broadcast(repeated), same, "left_semi")
+    flagged, refused = compare_games(_arrow.from_spark(candidates, canonical))
+    verdict = flagged.filter(pl.col("duplicate") | pl.col("__conflict")).select("row_key", "duplicate", "__conflict")
+    if not verdict.height:
+        return rows, refused
+    spark = rows.sparkSession
+    schema = pa.schema([("row_key", pa.int64()), ("__dup", pa.bool_()), ("__conflict", pa.bool_())])
+    marks = spark.createDataFrame(_arrow.to_arrow(verdict.rename({"duplicate": "__dup"}), schema))
+    joined = rows.join(F.broadcast(marks), "row_key", "left")
+    return (
+        joined.where(~F.coalesce(F.col("__conflict"), F.lit(False)))
+        .withColumn("duplicate", F.col("duplicate") | F.coalesce(F.col("__dup"), F.lit(False)))
+        .select(*canonical)
+    ), refused
+
+
+def alike_rows(games: SparkGames, periods: tuple[str, ...]) -> Alike | None:
+    """:func:`elo_batch.sanity.alike_rows` over the rows in Spark: Spark's group-by of the rows judged
+    (no game_id, no event_id or round, not a duplicate) by file and content, then the first group's rows."""
+    from pyspark.sql import functions as F
+
+    content = [name for name in GAME_CONTENT if name not in games.games.absent]
+    judged = F.col(c.GAME_ID).isNull() & (F.col(c.EVENT_ID).isNull() | F.col(c.ROUND).isNull()) & ~F.col("duplicate")
+    rows = games.rows.where(judged)
+    if periods:
+        rows = rows.where(F.col(c.PERIOD).isin(list(periods)))
+    groups = rows.groupBy(c.SOURCE_FILE, *content).agg(
+        F.count(F.lit(1)).alias("__n"), F.min("row_key").alias("__first")
+    )
+    found = _arrow.from_spark(
+        groups.where(F.col("__n") > 1).agg(F.sum(F.col("__n") - 1).alias("extra"), F.min("__first").alias("first"))
+    ).row(0)
+    if not found[0]:
+        return None
+    first = _arrow.from_spark(rows.where(F.col("row_key") == found[1]).select(c.SOURCE_FILE, *content)).row(0)
+    same = [F.col(name).eqNullSafe(F.lit(value)) for name, value in zip((c.SOURCE_FILE, *content), first, strict=True)]
+    shown = _arrow.from_spark(
+        rows.where(functools.reduce(operator.and_, same))
+        .orderBy("row_key")
+        .limit(2)
+        .select(c.SOURCE_FILE, c.SOURCE_ROW)
+    )
+    one, two = shown[c.SOURCE_ROW]
+    return Alike(int(found[0]), shown[c.SOURCE_FILE][0], (int(one), int(two)))
