@@ -41,7 +41,7 @@ from elo_batch import columns as c
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import atomic, objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
-from elo_batch.outputs.deltafiles import HINT, KEY, Plan, commit, deltalake, is_table, own_commit, plan
+from elo_batch.outputs.deltafiles import HINT, KEY, Plan, check_format, commit, deltalake, is_table, own_commit, plan
 from elo_batch.outputs.writers import Companion
 
 #: The tables, in the order a period commits them (the manifest file comes after them).
@@ -80,22 +80,8 @@ def check_out(out: str, table_format: str, fmt: str = "parquet") -> None:
                 hint=f"give a local folder (or a file: URL), or leave {option('table_format')} at parquet.",
             )
         deltalake()
-    if objectstore.is_object_store(out):
-        return
-    root = Path(objectstore.local_path(out))
-    for name in ORDER:
-        folder = root / name
-        if table_format == "delta" and not is_table(folder) and any(folder.glob("period=*/part-0.*")):
-            found, other = "hive Parquet/CSV partitions", "parquet"
-        elif table_format != "delta" and is_table(folder):
-            found, other = "a Delta table", "delta"
-        else:
-            continue
-        raise OutputError(
-            f"holds {found}; {'Delta tables' if other == 'parquet' else 'hive partitions'} cannot be written into it",
-            path=str(folder),
-            hint=f"write this output folder with {option('table_format', other)}, or give another output folder.",
-        )
+    if not objectstore.is_object_store(out):
+        check_format(Path(objectstore.local_path(out)), table_format)
 
 
 def predicate(period: str) -> str:
@@ -142,14 +128,15 @@ def write_period(
 
     Raises:
         UsageError: deltalake is not installed.
-        OutputError: a column's type differs from its table's (nothing is written), a table cannot be
-            written (the tables committed already are put back first), or the lock was held for longer
-            than ``lock_timeout``.
+        OutputError: a table folder holds hive partitions, or a column's type differs from its table's
+            (nothing is written), a table cannot be written (the tables committed already are put back
+            first), or the lock was held for longer than ``lock_timeout``.
     """
     predicate(period)
     deltalake()
     root = Path(objectstore.local_path(out))
     with atomic.locked_output(root, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait):
+        check_format(root, "delta")  # under the lock: a hive run started together may have written first
         recover(str(root), (period,))
         plans = {name: plan(root / name, period, tables[name]) for name in ORDER}
         record = {**manifest, "run_id": uuid.uuid4().hex, "table_format": "delta"}

@@ -75,6 +75,34 @@ def is_table(path: str | Path) -> bool:
     return (Path(objectstore.local_path(location)) / "_delta_log").is_dir()
 
 
+#: The table folders whose format :func:`check_format` checks.
+TABLE_FOLDERS = ("rejected", "audit", "ratings")
+
+
+def check_format(root: Path, table_format: str) -> None:
+    """Refuse an output folder ``root`` whose table folders hold the other format: hive partitions when
+    Delta tables (``table_format="delta"``) are to be written, a Delta table when hive partitions are.
+    Writers call it while they hold the folder's lock, so that two runs of different formats started
+    together into a new folder never both write (the second would break the first's tables).
+
+    Raises:
+        OutputError: a table folder holds the other format; it names the folder.
+    """
+    for name in TABLE_FOLDERS:
+        folder = root / name
+        if table_format == "delta" and not is_table(folder) and any(folder.glob("period=*/part-0.*")):
+            found, other = "hive Parquet/CSV partitions", "parquet"
+        elif table_format != "delta" and is_table(folder):
+            found, other = "a Delta table", "delta"
+        else:
+            continue
+        raise OutputError(
+            f"holds {found}; {'Delta tables' if other == 'parquet' else 'hive partitions'} cannot be written into it",
+            path=str(folder),
+            hint=f"write this output folder with {option('table_format', other)}, or give another output folder.",
+        )
+
+
 @dataclass(frozen=True)
 class Plan:
     """What one commit writes into a table.
