@@ -4,6 +4,8 @@ started together), a full disk while a file's footer is written, and damaged Del
 from __future__ import annotations
 
 import os
+import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +14,7 @@ import polars as pl
 import pytest
 
 from tests.conftest import read_table, write_csv
+from tests.test_full_disk import _many_games, _outputs
 
 GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025-11-03,A,B,{result},2000,1900"
 
@@ -75,3 +78,97 @@ def test_a_delta_and_a_hive_run_started_together_into_a_new_out(tmp_path: Path) 
         assert not any((out / table / "_delta_log").exists() for table in ("ratings", "audit", "rejected"))
         assert read_table(out, "ratings", "2025-11").height == 2
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".elo-batch-staging-")) == []
+
+
+# --- a full disk while the audit's footer is written ----------------------------------------------
+
+
+@pytest.fixture
+def disk(tmp_path: Path):
+    """A 4 MiB tmpfs (needs root and a kernel that lets it mount one)."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = (
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(folder)], capture_output=True, text=True)
+        if shutil.which("mount")
+        else None
+    )
+    if mounted is None or mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here ({mounted.stderr.strip() if mounted else 'no mount'})")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def _footer(path: Path) -> tuple[int, int]:
+    """(where the Parquet file's footer starts, its end) in bytes."""
+    data = path.read_bytes()
+    length = struct.unpack("<I", data[-8:-4])[0]
+    return len(data) - 8 - length, len(data)
+
+
+@pytest.mark.parametrize("pages", [0, 1], ids=["into-the-footer", "a-page-before-it"])
+def test_a_full_disk_while_the_audit_footer_is_written_exits_73(cli, tmp_path: Path, disk: Path, pages: int) -> None:
+    games = _many_games(tmp_path / "many.csv", 60_000)
+    reference = tmp_path / "reference"  # the same run on a roomy disk: the same bytes, so the same sizes
+    assert cli("run", games, "--period", "2025-11", "--out", reference, "--k", "20").exit_code == 0
+    ratings = (reference / "ratings" / "period=2025-11" / "part-0.parquet").stat().st_size
+    start, end = _footer(reference / "audit" / "period=2025-11" / "part-0.parquet")
+    page = os.statvfs(disk).f_frsize
+    inside = -(-(start + 1) // page) * page  # the first page boundary inside the footer
+    if inside >= end - 8:
+        pytest.skip(f"the audit's footer ({start}..{end}) holds no page boundary of this disk")
+    out = disk / "out"
+    small = write_csv(tmp_path / "small.csv", GAMES.format(result="1-0"))
+    assert cli("run", small, "--period", "2025-11", "--out", out, "--k", "20").exit_code == 0
+    before = _outputs(out)
+    room = -(-ratings // page) * page + inside - pages * page  # the new ratings file, the audit up to there
+    free = os.statvfs(disk).f_bavail * page
+    (disk / "filler").write_bytes(b"\0" * (free - room))
+
+    result = cli("run", games, "--period", "2025-11", "--out", out, "--k", "20")
+
+    assert result.exit_code == 73, result.output
+    assert f"cannot write the outputs (No space left on device: {out}/audit/period=2025-11/part-0.parquet)" in (
+        result.output
+    )
+    assert "internal error" not in result.output and "Traceback" not in result.output
+    assert _outputs(out) == before
+    assert [p.name for p in out.iterdir() if p.name.startswith(".elo-batch-staging-")] == []
+
+
+@pytest.mark.parametrize("table_format", ["parquet", "delta"])
+def test_a_file_written_short_without_an_error_exits_73(cli, tmp_path: Path, monkeypatch, table_format) -> None:
+    if table_format == "delta":
+        pytest.importorskip("deltalake")
+    games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
+    out = tmp_path / "out"
+    args = ("--period", "2025-11", "--out", out, "--k", "20", "--table-format", table_format)
+    assert cli("run", games, *args).exit_code == 0
+    before = _kept(out, table_format)
+    real = pl.LazyFrame.sink_parquet
+
+    def dropped_footer(self, target, *args, **kwargs):  # as polars does when the footer's write fails
+        real(self, target, *args, **kwargs)
+        if "audit" in str(target) or Path(target).parent.name == "1":
+            with open(target, "r+b") as handle:
+                handle.truncate(handle.seek(0, os.SEEK_END) - 100)
+
+    monkeypatch.setattr(pl.LazyFrame, "sink_parquet", dropped_footer)
+    write_csv(tmp_path / "g.csv", GAMES.format(result="0-1"))
+
+    result = cli("run", games, *args)
+
+    assert result.exit_code == 73, result.output
+    assert "the file was written short, and its writer reported no error" in result.output
+    assert "/audit/" in result.output and "internal error" not in result.output
+    assert _kept(out, table_format) == before
+
+
+def _kept(out: Path, table_format: str) -> dict[str, object]:
+    """What a reader of OUT sees: every file of the hive partitions; the rows of each Delta table."""
+    if table_format == "parquet":
+        return dict(_outputs(out))
+    tables = {table: pl.scan_delta(str(out / table)).collect().rows() for table in ("ratings", "audit", "rejected")}
+    return {**tables, "manifest": (out / "manifest" / "period=2025-11" / "manifest.json").read_bytes()}

@@ -36,7 +36,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import objectstore
-from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, os_error
+from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, incomplete, no_room, os_error
 
 #: The key of elo-batch's record in a commit's info (``commit_properties.custom_metadata``).
 KEY = "elo_batch"
@@ -259,11 +259,15 @@ def _write_file(lake: Any, path: Path, period: str, rows: pl.LazyFrame) -> Any:
     try:
         rows.drop(c.PERIOD).sink_parquet(target, **PARQUET, row_group_size=ROW_GROUP_ROWS)
     except pl.exceptions.PolarsError as exc:
+        error = os_error(exc, str(target)) or no_room(target)  # before the partial file is removed
         target.unlink(missing_ok=True)
-        error = os_error(exc, str(target))
         if error is None:
             raise
         raise error from exc
+    short = incomplete(target, "parquet")  # a footer's failed write that polars did not report
+    if short is not None:
+        target.unlink(missing_ok=True)
+        raise short
     stat = target.stat()
     return lake.transaction.AddAction(
         relative, stat.st_size, {c.PERIOD: period}, int(stat.st_mtime * 1000), True, json.dumps(_stats(target))
