@@ -172,3 +172,125 @@ def _kept(out: Path, table_format: str) -> dict[str, object]:
         return dict(_outputs(out))
     tables = {table: pl.scan_delta(str(out / table)).collect().rows() for table in ("ratings", "audit", "rejected")}
     return {**tables, "manifest": (out / "manifest" / "period=2025-11" / "manifest.json").read_bytes()}
+
+
+# --- damaged Delta logs ---------------------------------------------------------------------------
+
+MONTHS = "game_id,date,white_id,black_id,result\n1,2025-11-03,A,B,1-0\n2,2025-12-03,A,B,0-1\n3,2026-01-03,A,B,1/2-1/2"
+LOG = Path("_delta_log")
+
+
+@pytest.fixture
+def lake(cli, tmp_path: Path) -> tuple[Path, Path]:
+    """OUT holding Delta tables of 2025-11 and 2025-12 (version 1 of each table); the games."""
+    pytest.importorskip("deltalake")
+    games = write_csv(tmp_path / "g.csv", MONTHS)
+    out = tmp_path / "out"
+    for period in ("2025-11", "2025-12"):
+        assert cli("run", games, "--period", period, "--out", out, "--table-format", "delta").exit_code == 0
+    return out, games
+
+
+def _everything(root: Path) -> set[str]:
+    return {str(path.relative_to(root)) for path in root.rglob("*")}
+
+
+def _truncate(commit: Path) -> None:
+    commit.write_bytes(commit.read_bytes()[:100])
+
+
+DAMAGE = {
+    "truncated": ("ratings", f"{1:020}.json", _truncate, "is not whole JSON"),
+    "garbage": ("audit", f"{1:020}.json", lambda commit: commit.write_text("garbage{{\n"), "is not whole JSON"),
+    "first-missing": ("rejected", f"{0:020}.json", Path.unlink, "the first commit, is missing"),
+    "gap": ("ratings", f"{0:020}.json", None, "is missing (the log goes on at"),
+}
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_delta_log_exits_73_naming_the_table_and_the_file(cli, tmp_path, lake, kind) -> None:
+    out, games = lake
+    table, name, damage, problem = DAMAGE[kind]
+    if damage is None:  # a commit missing in the middle: version 1 moved to version 2
+        log = out / table / LOG
+        assert cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta").exit_code == 0
+        (log / f"{1:020}.json").unlink()
+        name = f"{1:020}.json"
+    else:
+        damage(out / table / LOG / name)
+    before = _everything(tmp_path)
+
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+
+    assert result.exit_code == 73, result.output
+    assert f"{out / table}: the Delta table's log is damaged: {LOG / name}" in result.stderr, result.stderr
+    assert problem in result.stderr
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    assert _everything(tmp_path) == before  # nothing written, in OUT or outside it
+
+
+@pytest.mark.parametrize("hint", ["ahead", "checkpoint-gone", "not-json"])
+def test_a_stale_last_checkpoint_hint_is_legal_and_the_run_succeeds(cli, lake, hint) -> None:
+    deltalake = pytest.importorskip("deltalake")
+    out, games = lake
+    log = out / "ratings" / LOG
+    if hint == "ahead":
+        (log / "_last_checkpoint").write_text('{"version": 7, "size": 3}')
+    elif hint == "checkpoint-gone":
+        deltalake.DeltaTable(str(out / "ratings")).create_checkpoint()
+        (log / f"{1:020}.checkpoint.parquet").unlink()
+    else:
+        (log / "_last_checkpoint").write_text("{")
+
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+
+    assert result.exit_code == 0, result.output
+    assert f"{log / '_last_checkpoint'}: " in result.stderr and "a stale hint is legal" in result.stderr
+    periods = pl.scan_delta(str(out / "ratings")).select("period").unique().sort("period").collect()
+    assert periods["period"].to_list() == ["2025-11", "2025-12", "2026-01"]
+
+
+def _plant(out: Path, table: str, period: str, *, record: bool) -> None:
+    """Add a row of partition ``period`` to ``table``, as another writer could; with ``record``, its commit
+    carries an elo-batch record naming that period."""
+    deltalake = pytest.importorskip("deltalake")
+    import json
+
+    row = pl.scan_delta(str(out / table)).head(1).collect().with_columns(pl.lit(period).alias("period"))
+    meta = {"period": period, "run_id": "planted", "table": table}
+    options = {"commit_properties": deltalake.CommitProperties(custom_metadata={"elo_batch": json.dumps(meta)})}
+    row.write_delta(str(out / table), mode="append", delta_write_options=options if record else None)
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["rows", "with-an-elo-batch-record"])
+@pytest.mark.parametrize("period", ["../x", "/../../x"])
+def test_a_planted_partition_is_left_alone_with_a_warning(cli, tmp_path, lake, period, record) -> None:
+    out, games = lake
+    _plant(out, "ratings", period, record=record)
+    outside = _everything(tmp_path) - {p for p in _everything(tmp_path) if p.startswith("out/")}
+
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+
+    assert result.exit_code == 0, result.output
+    assert f"{out / 'ratings'}: partition period={period!r} is not a month of play" in result.stderr
+    assert {p for p in _everything(tmp_path) if not p.startswith("out/")} == outside
+    table = pl.scan_delta(str(out / "ratings")).group_by("period").len().sort("period").collect()
+    assert dict(table.iter_rows()) == {period: 1, "2025-11": 2, "2025-12": 2, "2026-01": 2}
+
+
+def test_a_planted_partition_stops_a_rewrite_of_the_whole_table(cli, tmp_path) -> None:
+    pytest.importorskip("deltalake")
+    out = tmp_path / "out"
+    numbered = tmp_path / "g.parquet"
+    pl.DataFrame({"white_id": [1], "black_id": [2], "result": ["1-0"], "date": ["2025-11-03"]}).write_parquet(numbered)
+    texted = write_csv(tmp_path / "g.csv", "white_id,black_id,result,date\n1,X9,0-1,2025-12-03")
+    assert cli("run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta").exit_code == 0
+    _plant(out, "ratings", "/../../x", record=False)
+    before = _everything(tmp_path)
+
+    result = cli("run", texted, "--period", "2025-12", "--out", out, "--table-format", "delta")  # ids become text
+
+    assert result.exit_code == 73, result.output
+    assert "holds a partition period='/../../x', which is not a month of play" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert _everything(tmp_path) == before  # nothing written, in OUT or outside it

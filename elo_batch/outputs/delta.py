@@ -41,12 +41,23 @@ from elo_batch import columns as c
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import atomic, objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
-from elo_batch.outputs.deltafiles import HINT, KEY, Plan, check_format, commit, deltalake, is_table, own_commit, plan
+from elo_batch.outputs.deltafiles import (
+    HINT,
+    KEY,
+    Plan,
+    check_format,
+    commit,
+    deltalake,
+    is_month,
+    is_table,
+    own_commit,
+    plan,
+)
+from elo_batch.outputs.deltalog import open_table, repair_hint
 from elo_batch.outputs.writers import Companion
 
 #: The tables, in the order a period commits them (the manifest file comes after them).
 ORDER = ("rejected", "audit", "ratings")
-_PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 __all__ = [
     "HINT", "ORDER", "check_out", "deltalake", "is_table", "later_periods", "own_commit", "recover", "write_period",
 ]  # fmt: skip
@@ -90,7 +101,7 @@ def predicate(period: str) -> str:
     >>> predicate("2025-10")
     "period = '2025-10'"
     """
-    if not isinstance(period, str) or not _PERIOD.fullmatch(period):
+    if not is_month(period):
         raise ValueError(f"a period is YYYY-MM, not {period!r}")
     return f"{c.PERIOD} = '{period}'"
 
@@ -202,8 +213,13 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
     Returns:
         What was rolled back, one line per table (for the run's warnings).
 
+    A ``_last_checkpoint`` hint naming a checkpoint the log does not hold is removed first, and a
+    partition whose period is not a month (rows another writer added) is left as it is: both are said
+    in the lines returned.
+
     Raises:
-        OutputError: a table cannot be rolled back and its period is not in ``periods``.
+        OutputError: a table's log is damaged (it names the table and the file: :mod:`elo_batch.outputs.deltalog`),
+            or a table cannot be rolled back and its period is not in ``periods``.
     """
     root = Path(objectstore.local_path(out))
     if not any(is_table(root / name) for name in ORDER):
@@ -212,7 +228,17 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
     notes = []
     for name in ORDER:
         path = root / name
-        found = own_commit(lake.DeltaTable(str(path))) if is_table(path) else None
+        if not is_table(path):
+            continue
+        notes += [note] if (note := repair_hint(path)) else []
+        table = open_table(lake, path)
+        notes += [
+            f"{path}: partition {c.PERIOD}={value!r} is not a month of play (another writer's rows?); elo-batch "
+            "leaves it as it is, and never reads or writes it"
+            for value in sorted({str(part.get(c.PERIOD)) for part in table.partitions()} - {"None"})
+            if not is_month(value)
+        ]
+        found = own_commit(table)
         if found is None:
             continue
         period = str(found[1].get("period"))
@@ -237,7 +263,7 @@ def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str
     named = (manifest or {}).get("delta", {}).get(name)
     if not isinstance(named, dict):
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(marker)})
-        lake.DeltaTable(str(path)).delete(predicate(period), commit_properties=properties)
+        open_table(lake, path).delete(predicate(period), commit_properties=properties)
         return f"{path}: removed period {period}, left by a run killed before its manifest was written"
     files = named.get("files")
     inside = re.compile(rf"{c.PERIOD}={re.escape(period)}/[\w.-]+\.parquet")
@@ -248,12 +274,12 @@ def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str
             hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
         )
     try:
-        then = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == marker["run_id"])
+        then = own_commit(open_table(lake, path), lambda record: record.get("run_id") == marker["run_id"])
         if files:
             rows = pl.scan_parquet([path / file for file in files]).with_columns(pl.lit(period).alias(c.PERIOD))
             planned = plan(path, period, rows)
         else:  # the period had no rows in this table
-            planned = Plan({}, lake.DeltaTable(str(path)).schema(), [], False)
+            planned = Plan({}, open_table(lake, path).schema(), [], False)
         marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
         commit(path, period, planned, marker)
     except Exception as exc:
@@ -291,5 +317,5 @@ def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
     path = Path(objectstore.local_path(out)) / "ratings"
     if not periods or not is_table(path):
         return ()
-    found = {part.get(c.PERIOD) for part in deltalake().DeltaTable(str(path)).partitions()}
-    return tuple(sorted(period for period in found if period and period > max(periods)))
+    found = {part.get(c.PERIOD) for part in open_table(deltalake(), path).partitions()}
+    return tuple(sorted(period for period in found if is_month(period) and period > max(periods)))

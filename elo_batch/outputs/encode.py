@@ -83,6 +83,7 @@ def write_table(
             raise
         raise error from exc
     if not isinstance(target, str | Path):
+        assert rows is not None  # a frame written to a file object is collected first: its height
         return rows
     short = incomplete(Path(target), fmt)
     if short is not None:
