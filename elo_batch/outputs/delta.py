@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import interrupts
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import atomic, objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
@@ -158,7 +159,9 @@ def write_period(
             for name in ORDER:
                 meta = {"period": period, "run_id": record["run_id"], "table": name}
                 meta |= {"columns": plans[name].columns, "manifest": record}
+                interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commits
                 versions[name] = commit(root / name, period, plans[name], meta)
+            interrupts.check()
             if companion is not None:
                 companion.commit()
             outputs = {name: str(root / name) for name in ORDER}
