@@ -57,7 +57,7 @@ class Stop:
             self.later()
             return
         self.raised = True
-        raise stopping(signum if self.signum is None else self.signum)
+        raise stopping(self.signum or signum)
 
     def later(self) -> None:
         """Raise the signal at the next event of Python code that is not a native library's or this
