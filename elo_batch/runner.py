@@ -258,6 +258,7 @@ def _run(
         check_rating_source(games, config, engine)
     check_writable(out)
     hold()
+    delta.check_out(out, table_format, fmt)  # again under the lock: a run of the other format may have written
     stale = sanity.later_periods(out, config.periods)
     summaries = []
     results = (engine.rate_periods if engine is not None else rate_periods)(games, rating_list, config, bands=bands)

@@ -18,7 +18,7 @@ import typer
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
-from elo_batch.cli import calccmd, chart, importcmd, runcmd
+from elo_batch.cli import STARTING, calccmd, chart, importcmd, runcmd
 from elo_batch.errors import UsageError
 
 app = typer.Typer(
@@ -75,7 +75,13 @@ def console(argv: list[str] | None = None) -> int:
     os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
     try:
         status = app(args, standalone_mode=False)
-    except typer.Abort:
+    except KeyboardInterrupt:  # a Ctrl-C before the command's guard: nothing was written
+        print(STARTING, file=sys.stderr)
+        return 130
+    except typer.Abort as exc:
+        if isinstance(exc.__context__, KeyboardInterrupt):  # click's word for a Ctrl-C while it parses
+            print(STARTING, file=sys.stderr)
+            return 130
         print("Aborted!", file=sys.stderr)
         return 1
     except TyperException as exc:  # typer's usage errors (its own click's UsageError and kin)

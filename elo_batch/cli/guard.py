@@ -9,7 +9,8 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from typing import NoReturn
+from types import FrameType
+from typing import Any, NoReturn
 
 import typer
 
@@ -19,55 +20,148 @@ from elo_batch.cli.options import (
     LogFormat,
 )
 from elo_batch.errors import EloBatchError, InternalError
+from elo_batch.interrupts import Terminated, clear, record, stopping
 
-
-class _Terminated(BaseException):
-    """SIGTERM (a scheduler's timeout) turned into an exception, so that staged outputs are cleaned up."""
+#: Packages whose native code may run the signal handler (polars checks for signals while it waits for its
+#: engine): an exception raised there aborts their work mid-file, so the raise waits until Python is back.
+NATIVE = ("polars", "_polars_runtime_32", "_polars_runtime_64", "deltalake", "pyarrow")
+MESSAGE = "outputs of unfinished periods were not changed"
 
 
 class Stop:
-    """The SIGINT and SIGTERM handler while a command works: the first signal raises KeyboardInterrupt
-    or :class:`_Terminated` where Python next runs; later ones are ignored, so that nothing interrupts
-    the clean-up (putting old partitions back, removing the staging folder) that the first one starts.
+    """The SIGINT and SIGTERM handler while a command works: the first signal is recorded
+    (``elo_batch.interrupts``, which every commit checks first) and raised as KeyboardInterrupt or
+    ``Terminated`` where Python next runs; later ones are ignored, so that nothing interrupts the
+    clean-up (putting old partitions back, removing the staging folder) that the first one starts.
 
-    Installing it also takes SIGINT from polars, whose own handler aborts its engine mid-file (a
-    writer thread then panics with a Rust backtrace on stderr) and raises a KeyboardInterrupt while
-    Python's own is still pending, to land in the clean-up. So a polars call in progress (writing a
-    file, say) runs to its end, then the run stops.
+    Installing it also takes SIGINT from polars. Where the handler runs inside a native library's call
+    (polars checks for signals while its engine works, and would abort mid-file, its writer threads
+    panicking with Rust's text on stderr), the raise waits: a profile function raises it at the first
+    event of Python code outside those libraries (:meth:`later`). A raise that lands where Python
+    drops it (a weakref callback, a ``__del__``) is raised again in the same way (:meth:`dropped`);
+    and the recorded signal stops any commit in between.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, unraisable_hook: Callable[[Any], object] = sys.unraisablehook) -> None:
         self.signum: int | None = None
+        self.raised = False
+        self._previous_hook = unraisable_hook
+        self._previous_profile: Any = None
 
-    def __call__(self, signum: int, frame: object) -> None:
-        if self.signum is not None:
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.raised:
             return
-        self.signum = signum
-        raise KeyboardInterrupt if signum == signal.SIGINT else _Terminated
+        if self.signum is None:
+            self.signum = signum
+            record(signum)
+        if _waits(frame):
+            self.later()
+            return
+        self.raised = True
+        raise stopping(self.signum or signum)
+
+    def later(self) -> None:
+        """Raise the signal at the next event of Python code that is not a native library's or this
+        handler's (a profile function of the main thread, removed once it has raised)."""
+        if sys.getprofile() != self._profile:
+            self._previous_profile = sys.getprofile()
+            sys.setprofile(self._profile)
+
+    def _profile(self, frame: FrameType, event: str, arg: object) -> None:
+        if self.raised or self.signum is None:
+            sys.setprofile(self._previous_profile)
+            return
+        if _waits(frame):
+            return
+        sys.setprofile(self._previous_profile)
+        self.raised = True
+        raise stopping(self.signum)
+
+    def unraisable_hook(self, unraisable: Any) -> None:
+        """``sys.unraisablehook`` while a command works: this handler's dropped raise is raised again
+        (:meth:`dropped`), silently; anything else goes to the previous hook."""
+        if not self.dropped(unraisable):
+            self._previous_hook(unraisable)
+
+    def dropped(self, unraisable: Any) -> bool:
+        """Whether ``unraisable`` (what ``sys.unraisablehook`` gets) is this handler's raise, dropped where
+        Python cannot raise it; if so, it is raised again where Python next runs (:meth:`later`)."""
+        if self.signum is None or not isinstance(unraisable.exc_value, KeyboardInterrupt | Terminated):
+            return False
+        self.raised = False
+        self.later()
+        return True
+
+    def done(self) -> None:
+        """Stop waiting to raise (the command is over)."""
+        self.raised = True
+        if sys.getprofile() == self._profile:
+            sys.setprofile(self._previous_profile)
+
+
+def _waits(frame: FrameType | None) -> bool:
+    """Whether a raise in ``frame`` must wait: a native library's code, or the handler's hook."""
+    return frame is not None and (frame.f_code in _HOOK_CODE or _in_native(frame))
+
+
+_HOOK_CODE = (Stop.unraisable_hook.__code__, Stop.dropped.__code__, Stop.later.__code__)
+
+
+def _in_native(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (where a signal handler runs) is code of a :data:`NATIVE` package."""
+    if frame is None:
+        return False
+    where = frame.f_code.co_filename
+    for name in NATIVE:
+        module = sys.modules.get(name)
+        folder = os.path.dirname(getattr(module, "__file__", None) or "") if module is not None else ""
+        if folder and where.startswith(folder + os.sep):
+            return True
+    return False
 
 
 def guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
-    """Run ``work``; turn errors into a message on stderr and the contract's exit code. The library's log
-    records and Python's warnings are printed in ``log_format`` (:func:`elo_batch.cli.logs.route_logs`)."""
+    """Run ``work``; turn errors into a message on stderr and the contract's exit code. A signal (SIGINT,
+    SIGTERM) that arrived while it worked always ends in its exit code (130, 143), even where its raise
+    was dropped. The library's log records and Python's warnings are printed in ``log_format``
+    (:func:`elo_batch.cli.logs.route_logs`)."""
     route_logs(log_format)
     previous: dict[int, object] = {}
-    stop = Stop()
+    hook = sys.unraisablehook
+    stop = Stop(hook)
+    clear()
     if threading.current_thread() is threading.main_thread():
         previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGINT, signal.SIGTERM)}
+        sys.unraisablehook = stop.unraisable_hook
+    try:
+        code = _guarded(work, log_format, stop)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)  # type: ignore[arg-type]
+        sys.unraisablehook = hook
+        stop.done()
+        clear()
+    if code:
+        raise typer.Exit(code)
+
+
+def _guarded(work: Callable[[], int | None], log_format: LogFormat, stop: Stop) -> int | None:
     try:
         code = work()
+    except (KeyboardInterrupt, Terminated) as exc:
+        _stopped(KeyboardInterrupt if isinstance(exc, KeyboardInterrupt) else Terminated)
     except EloBatchError as exc:
+        if stop.signum is not None:  # the signal's raise turned into an error on its way (a library's own)
+            _stopped(type(stopping(stop.signum)))
         fail(exc, log_format)
-    except (KeyboardInterrupt, _Terminated) as exc:
-        name = "interrupted" if isinstance(exc, KeyboardInterrupt) else "terminated"
-        print(f"elo-batch: {name}; outputs of unfinished periods were not changed", file=sys.stderr)
-        raise typer.Exit(130 if isinstance(exc, KeyboardInterrupt) else 143) from None
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise typer.Exit(141) from None
     except BaseException as exc:  # a fault of elo-batch: an Exception, or a polars panic (a BaseException)
         if not isinstance(exc, Exception) and not _polars_panic(exc):
             raise
+        if stop.signum is not None:
+            _stopped(type(stopping(stop.signum)))
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         fail(
@@ -77,11 +171,15 @@ def guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text
             ),
             log_format,
         )
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
-    if code:
-        raise typer.Exit(code)
+    if stop.signum is not None:  # a signal whose raise was dropped after the last commit
+        _stopped(type(stopping(stop.signum)))
+    return code
+
+
+def _stopped(kind: type[BaseException]) -> NoReturn:
+    interrupted = kind is KeyboardInterrupt
+    print(f"elo-batch: {'interrupted' if interrupted else 'terminated'}; {MESSAGE}", file=sys.stderr)
+    raise typer.Exit(130 if interrupted else 143) from None
 
 
 def fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:

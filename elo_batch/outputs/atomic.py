@@ -18,7 +18,9 @@ system, so a rename moves them), then swaps each into place:
   holds :func:`locked_output` around the whole read and write: the lock is taken and leftovers are
   recovered before anything is read, and its swaps inside take the lock it already holds;
 - an interruption (``KeyboardInterrupt``, a signal turned into an exception) that arrives while old
-  folders are put back or the staging folder is deleted waits until that is done.
+  folders are put back or the staging folder is deleted waits until that is done; a signal recorded
+  in :mod:`elo_batch.interrupts` (whose raise Python may have dropped) stops the commit, which puts
+  the old folders back.
 
 Staging folders are named ``.elo-batch-staging-*``: hidden, and never matched by a reader's
 ``OUT/<table>/period=*/...`` glob.
@@ -44,6 +46,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
+from elo_batch import interrupts
 from elo_batch.errors import OutputError
 from elo_batch.outputs import outlock
 from elo_batch.outputs.durable import CANNOT_EXCHANGE, exchanger, fsync_dir, fsync_tree, write_synced
@@ -142,6 +145,7 @@ class FolderSwap:
         try:
             for index, (target, staged) in enumerate(self.targets.items()):
                 _swap_in(staged, self.root / target, self.staging / "old" / str(index))
+            interrupts.check()  # a signal whose raise was dropped (a weakref callback) stops the commit here
             if before_commit is not None:
                 before_commit()
         except BaseException:

@@ -39,15 +39,27 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import interrupts
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import atomic, objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
-from elo_batch.outputs.deltafiles import HINT, KEY, Plan, commit, deltalake, is_table, own_commit, plan
+from elo_batch.outputs.deltafiles import (
+    HINT,
+    KEY,
+    Plan,
+    check_format,
+    commit,
+    deltalake,
+    is_month,
+    is_table,
+    own_commit,
+    plan,
+)
+from elo_batch.outputs.deltalog import open_table, repair_hint
 from elo_batch.outputs.writers import Companion
 
 #: The tables, in the order a period commits them (the manifest file comes after them).
 ORDER = ("rejected", "audit", "ratings")
-_PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 __all__ = [
     "HINT", "ORDER", "check_out", "deltalake", "is_table", "later_periods", "own_commit", "recover", "write_period",
 ]  # fmt: skip
@@ -81,22 +93,8 @@ def check_out(out: str, table_format: str, fmt: str = "parquet") -> None:
                 hint=f"give a local folder (or a file: URL), or leave {option('table_format')} at parquet.",
             )
         deltalake()
-    if objectstore.is_object_store(out):
-        return
-    root = Path(objectstore.local_path(out))
-    for name in ORDER:
-        folder = root / name
-        if table_format == "delta" and not is_table(folder) and any(folder.glob("period=*/part-0.*")):
-            found, other = "hive Parquet/CSV partitions", "parquet"
-        elif table_format != "delta" and is_table(folder):
-            found, other = "a Delta table", "delta"
-        else:
-            continue
-        raise OutputError(
-            f"holds {found}; {'Delta tables' if other == 'parquet' else 'hive partitions'} cannot be written into it",
-            path=str(folder),
-            hint=f"write this output folder with {option('table_format', other)}, or give another output folder.",
-        )
+    if not objectstore.is_object_store(out):
+        check_format(Path(objectstore.local_path(out)), table_format)
 
 
 def predicate(period: str) -> str:
@@ -105,7 +103,7 @@ def predicate(period: str) -> str:
     >>> predicate("2025-10")
     "period = '2025-10'"
     """
-    if not isinstance(period, str) or not _PERIOD.fullmatch(period):
+    if not is_month(period):
         raise ValueError(f"a period is YYYY-MM, not {period!r}")
     return f"{c.PERIOD} = '{period}'"
 
@@ -144,14 +142,15 @@ def write_period(
 
     Raises:
         UsageError: deltalake is not installed.
-        OutputError: a column's type differs from its table's (nothing is written), a table cannot be
-            written (the tables committed already are put back first), or the lock was held for longer
-            than ``lock_timeout``.
+        OutputError: a table folder holds hive partitions, or a column's type differs from its table's
+            (nothing is written), a table cannot be written (the tables committed already are put back
+            first), or the lock was held for longer than ``lock_timeout``.
     """
     predicate(period)
     deltalake()
     root = Path(objectstore.local_path(out))
     with atomic.locked_output(root, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait):
+        check_format(root, "delta")  # under the lock: a hive run started together may have written first
         recover(str(root), (period,))
         plans = {name: plan(root / name, period, tables[name]) for name in ORDER}
         record = {**manifest, "run_id": uuid.uuid4().hex, "table_format": "delta"}
@@ -162,7 +161,9 @@ def write_period(
             for name in ORDER:
                 meta = {"period": period, "run_id": record["run_id"], "table": name}
                 meta |= {"columns": plans[name].columns, "manifest": record}
+                interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commits
                 versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta))
+            interrupts.check()
             if companion is not None:
                 companion.commit()
             outputs = {name: str(root / name) for name in ORDER}
@@ -227,8 +228,13 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
     Returns:
         What was rolled back, one line per table (for the run's warnings).
 
+    A ``_last_checkpoint`` hint naming a checkpoint the log does not hold is removed first, and a
+    partition whose period is not a month (rows another writer added) is left as it is: both are said
+    in the lines returned.
+
     Raises:
-        OutputError: a table cannot be rolled back and its period is not in ``periods``.
+        OutputError: a table's log is damaged (it names the table and the file: :mod:`elo_batch.outputs.deltalog`),
+            or a table cannot be rolled back and its period is not in ``periods``.
     """
     root = Path(objectstore.local_path(out))
     if not any(is_table(root / name) for name in ORDER):
@@ -237,7 +243,17 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
     notes = []
     for name in ORDER:
         path = root / name
-        found = own_commit(lake.DeltaTable(str(path))) if is_table(path) else None
+        if not is_table(path):
+            continue
+        notes += [note] if (note := repair_hint(path)) else []
+        table = open_table(lake, path)
+        notes += [
+            f"{path}: partition {c.PERIOD}={value!r} is not a month of play (another writer's rows?); elo-batch "
+            "leaves it as it is, and never reads or writes it"
+            for value in sorted({str(part.get(c.PERIOD)) for part in table.partitions()} - {"None"})
+            if not is_month(value)
+        ]
+        found = own_commit(table)
         if found is None:
             continue
         period = str(found[1].get("period"))
@@ -262,7 +278,7 @@ def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str
     named = (manifest or {}).get("delta", {}).get(name)
     if not isinstance(named, dict):
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(marker)})
-        lake.DeltaTable(str(path)).delete(predicate(period), commit_properties=properties)
+        open_table(lake, path).delete(predicate(period), commit_properties=properties)
         return f"{path}: removed period {period}, left by a run killed before its manifest was written"
     files = named.get("files")
     inside = re.compile(rf"{c.PERIOD}={re.escape(period)}/[\w.-]+\.parquet")
@@ -273,12 +289,12 @@ def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str
             hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
         )
     try:
-        then = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == marker["run_id"])
+        then = own_commit(open_table(lake, path), lambda record: record.get("run_id") == marker["run_id"])
         if files:
             rows = pl.scan_parquet([path / file for file in files]).with_columns(pl.lit(period).alias(c.PERIOD))
             planned = plan(path, period, rows)
         else:  # the period had no rows in this table
-            planned = Plan({}, lake.DeltaTable(str(path)).schema(), [], False)
+            planned = Plan({}, open_table(lake, path).schema(), [], False)
         marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
         commit(path, period, planned, marker)
     except Exception as exc:
@@ -316,5 +332,5 @@ def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
     path = Path(objectstore.local_path(out)) / "ratings"
     if not periods or not is_table(path):
         return ()
-    found = {part.get(c.PERIOD) for part in deltalake().DeltaTable(str(path)).partitions()}
-    return tuple(sorted(period for period in found if period and period > max(periods)))
+    found = {part.get(c.PERIOD) for part in open_table(deltalake(), path).partitions()}
+    return tuple(sorted(period for period in found if is_month(period) and period > max(periods)))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,7 +37,8 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.errors import OutputError, UsageError, option
 from elo_batch.outputs import objectstore
-from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, os_error
+from elo_batch.outputs.deltalog import open_table
+from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, incomplete, no_room, os_error
 
 #: The key of elo-batch's record in a commit's info (``commit_properties.custom_metadata``).
 KEY = "elo_batch"
@@ -49,6 +51,7 @@ _SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
 #: Column statistics recorded for data skipping: those exact in a Parquet footer (no float: NaN).
 _STATS = ("byte", "short", "integer", "long", "date", "string")
 _STRING_STATS = 32  # longer min/max strings are left out (Spark's stats truncate there)
+_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 _RECENT = 24  # commits read first when looking for elo-batch's newest: two years of monthly runs
 
 
@@ -67,12 +70,49 @@ def deltalake() -> Any:
     return deltalake
 
 
+def is_month(period: object) -> bool:
+    """Whether ``period`` is a month of play, ``YYYY-MM``: the only partition values elo-batch reads or writes.
+
+    >>> is_month("2025-10"), is_month("../x"), is_month("2025-13")
+    (True, False, False)
+    """
+    return isinstance(period, str) and _MONTH.fullmatch(period) is not None
+
+
 def is_table(path: str | Path) -> bool:
     """True when ``path`` (a folder or a ``file:`` URL) is a Delta table: it has a ``_delta_log`` folder."""
     location = str(path)
     if objectstore.is_object_store(location):
         return False
     return (Path(objectstore.local_path(location)) / "_delta_log").is_dir()
+
+
+#: The table folders whose format :func:`check_format` checks.
+TABLE_FOLDERS = ("rejected", "audit", "ratings")
+
+
+def check_format(root: Path, table_format: str) -> None:
+    """Refuse an output folder ``root`` whose table folders hold the other format: hive partitions when
+    Delta tables (``table_format="delta"``) are to be written, a Delta table when hive partitions are.
+    Writers call it while they hold the folder's lock, so that two runs of different formats started
+    together into a new folder never both write (the second would break the first's tables).
+
+    Raises:
+        OutputError: a table folder holds the other format; it names the folder.
+    """
+    for name in TABLE_FOLDERS:
+        folder = root / name
+        if table_format == "delta" and not is_table(folder) and any(folder.glob("period=*/part-0.*")):
+            found, other = "hive Parquet/CSV partitions", "parquet"
+        elif table_format != "delta" and is_table(folder):
+            found, other = "a Delta table", "delta"
+        else:
+            continue
+        raise OutputError(
+            f"holds {found}; {'Delta tables' if other == 'parquet' else 'hive partitions'} cannot be written into it",
+            path=str(folder),
+            hint=f"write this output folder with {option('table_format', other)}, or give another output folder.",
+        )
 
 
 @dataclass(frozen=True)
@@ -103,7 +143,7 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
     lake = deltalake()
     lazy = frame.lazy()
     given = lazy.collect_schema()
-    table = lake.DeltaTable(str(path)) if is_table(path) else None
+    table = open_table(lake, path) if is_table(path) else None
     fields = list(table.schema().fields) if table is not None else []
     held = {field.name: _kind(field.type) for field in fields}
     readable = dict(pl.scan_delta(table).collect_schema()) if table is not None else {}
@@ -141,6 +181,10 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
     rows = {period: lazy}
     if to_text and table is not None:  # one commit rewrites the table: its other periods as they are, ids as text
         others = sorted({part.get(c.PERIOD) or "" for part in table.partitions()} - {period})
+        for other in others:
+            if not is_month(other):  # a partition this rewrite would have to name as a folder
+                problem = f"the table holds a partition {c.PERIOD}={other!r}, which is not a month of play"
+                raise _type_error(path, period, c.PERIOD, problem)
         every = pl.scan_delta(table).with_columns(pl.col(to_text).cast(pl.String))
         rows = {other: every.filter(pl.col(c.PERIOD) == other) for other in others} | rows
     return Plan(rows, lake.Schema(merged), list(incoming), bool(to_text))
@@ -198,7 +242,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(meta, default=str)})
         replaced = None if planned.whole else [(c.PERIOD, "=", period)]
         if is_table(path):
-            lake.DeltaTable(str(path)).create_write_transaction(
+            open_table(lake, path).create_write_transaction(
                 added, "overwrite", planned.schema, [c.PERIOD], replaced, commit_properties=properties
             )
         else:
@@ -215,7 +259,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
             raise error from exc
         problem = f"cannot commit period {period} to the Delta table ({_first_line(exc)})"
         raise OutputError(problem, path=str(path)) from exc
-    found = own_commit(lake.DeltaTable(str(path)), lambda record: record.get("run_id") == meta.get("run_id"))
+    found = own_commit(open_table(lake, path), lambda record: record.get("run_id") == meta.get("run_id"))
     if found is None:  # pragma: no cover - the commit just made is in the history
         raise OutputError("the commit just written is not in the table's history", path=str(path))
     mine = [action.path for action in added if action.partition_values[c.PERIOD] == period]
@@ -231,11 +275,15 @@ def _write_file(lake: Any, path: Path, period: str, rows: pl.LazyFrame) -> Any:
     try:
         rows.drop(c.PERIOD).sink_parquet(target, **PARQUET, row_group_size=ROW_GROUP_ROWS)
     except pl.exceptions.PolarsError as exc:
+        error = os_error(exc, str(target)) or no_room(target)  # before the partial file is removed
         target.unlink(missing_ok=True)
-        error = os_error(exc, str(target))
         if error is None:
             raise
         raise error from exc
+    short = incomplete(target, "parquet")  # a footer's failed write that polars did not report
+    if short is not None:
+        target.unlink(missing_ok=True)
+        raise short
     stat = target.stat()
     return lake.transaction.AddAction(
         relative, stat.st_size, {c.PERIOD: period}, int(stat.st_mtime * 1000), True, json.dumps(_stats(target))
@@ -288,7 +336,8 @@ def own_commit(
 ) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
     """The newest commit of ``table`` (a DeltaTable; up to version ``upto``) written by elo-batch whose
     record ``wanted`` accepts: (version, elo-batch's record, the whole commit info), or None. Other
-    writers' commits (``OPTIMIZE``, ``VACUUM``) are passed over. The newest commits are read first,
+    writers' commits (``OPTIMIZE``, ``VACUUM``), and a record whose period is not a month (elo-batch never
+    writes one), are passed over. The newest commits are read first,
     the whole history only when they do not hold it."""
     for limit in (_RECENT, None):
         history = table.history(limit)
@@ -299,7 +348,7 @@ def own_commit(
                 record = json.loads(entry[KEY]) if KEY in entry else None
             except (TypeError, ValueError):
                 record = None
-            if isinstance(record, dict) and wanted(record):
+            if isinstance(record, dict) and is_month(record.get(c.PERIOD)) and wanted(record):
                 return int(entry["version"]), record, entry
         if limit is not None and len(history) < limit:
             break  # that was the whole history

@@ -6,12 +6,18 @@ import errno
 import io
 import os
 import re
+import tempfile
 from pathlib import Path
 from typing import IO, Any, Literal
 
 import polars as pl
 
 from elo_batch.outputs.formulas import CsvFormulas, neutralise
+
+try:
+    import resource
+except ImportError:  # pragma: no cover - Windows
+    resource = None  # type: ignore[assignment]
 
 Format = Literal["parquet", "csv"]
 #: Parquet settings: zstd at level 1 (files about 2 % larger than at the default level 3, written in
@@ -20,6 +26,8 @@ PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "stati
 #: Rows per row group of a frame in memory: fixed, so that the file does not depend on how the frame
 #: happens to be chunked (a streamed sort chunks differently from run to run).
 ROW_GROUP_ROWS = 100_000
+_NO_ROOM = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
+_PROBE = 64 * 1024  # bytes of the write that tells a full disk (or quota) from another failure
 
 
 def csv_safe(frame: pl.DataFrame | pl.LazyFrame) -> Any:
@@ -61,15 +69,81 @@ def write_table(
 
     Raises:
         OSError: the file cannot be written (a full disk, no permission), with its ``errno``: polars'
-            own errors that carry an operating-system error are raised as that error.
+            own errors that carry an operating-system error are raised as that error, and one that
+            lost it while the disk is full (or a quota or the file-size limit is reached) as that;
+            a file written short without an error (:func:`incomplete`) too.
     """
     try:
-        return _write_table(frame, target, fmt, csv_formulas)
+        rows = _write_table(frame, target, fmt, csv_formulas)
     except (pl.exceptions.PolarsError, OSError) as exc:
         error = os_error(exc, target)
+        if error is None and isinstance(target, str | Path):  # an error that lost its errno ("Invalid thrift")
+            error = no_room(Path(target))
         if error is None:
             raise
         raise error from exc
+    if not isinstance(target, str | Path):
+        assert rows is not None  # a frame written to a file object is collected first: its height
+        return rows
+    short = incomplete(Path(target), fmt)
+    if short is not None:
+        raise short
+    return rows if rows is not None else _rows_in(Path(target), fmt)
+
+
+def no_room(target: Path) -> OSError | None:
+    """The reason a write of ``target`` failed when it is the disk, a quota or the file-size limit
+    (``ENOSPC``, ``EDQUOT``, ``EFBIG``) but the writer's error does not say so (polars raises a
+    Parquet footer's failed write as ``Invalid thrift: transport error``); None when there is room.
+
+    Found out by a small write next to ``target`` (and the process's file-size limit), so an error
+    of another kind (a failing plan) is never taken for a full disk.
+    """
+    try:
+        size = target.stat().st_size
+    except OSError:
+        size = 0
+    if resource is not None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+        if soft != resource.RLIM_INFINITY and size >= soft:
+            return OSError(errno.EFBIG, os.strerror(errno.EFBIG), str(target))
+    try:
+        with tempfile.TemporaryFile(dir=target.parent) as probe:
+            probe.write(b"\0" * _PROBE)
+            probe.flush()
+            os.fsync(probe.fileno())
+    except OSError as exc:
+        if exc.errno in _NO_ROOM:
+            return OSError(exc.errno, exc.strerror, str(target))
+    return None
+
+
+def incomplete(target: Path, fmt: Format) -> OSError | None:
+    """The error of a file its writer reported as written but that ends short (a write error the writer
+    dropped): a Parquet file without its closing footer, a CSV file whose last row has no line end; None
+    when it is whole. The error is the full disk (or quota, file-size limit) when that is the cause."""
+    try:
+        with open(target, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(size - 8, 0))
+            tail = handle.read()
+    except OSError as exc:
+        return OSError(exc.errno, exc.strerror, str(target))
+    if fmt == "parquet":
+        whole = size >= 12 and tail[-4:] == b"PAR1" and int.from_bytes(tail[:4], "little") <= size - 12
+    else:
+        whole = tail.endswith(b"\n")
+    if whole:
+        return None
+    return no_room(target) or OSError(
+        errno.EIO, "the file was written short, and its writer reported no error", str(target)
+    )
+
+
+def _rows_in(target: Path, fmt: Format) -> int:
+    if fmt == "csv":
+        return int(pl.scan_csv(target, infer_schema=False).select(pl.len()).collect().item())
+    return int(pl.scan_parquet(target).select(pl.len()).collect().item())
 
 
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
@@ -101,16 +175,16 @@ def os_error(exc: BaseException, target: object = None) -> OSError | None:
 
 def _write_table(
     frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format, csv_formulas: CsvFormulas
-) -> int:
+) -> int | None:
     if isinstance(frame, pl.LazyFrame):
         if not isinstance(target, str | Path):
             frame = frame.collect()
         else:
             if fmt == "csv":
                 frame.pipe(_csv_cells, csv_formulas).sink_csv(target)
-                return pl.scan_csv(target, infer_schema=False).select(pl.len()).collect().item()
-            frame.sink_parquet(target, **PARQUET)
-            return pl.scan_parquet(target).select(pl.len()).collect().item()
+            else:
+                frame.sink_parquet(target, **PARQUET)
+            return None  # counted once the file is known to be whole
     if fmt == "csv":
         _csv_cells(frame, csv_formulas).write_csv(target)
     else:

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 import polars as pl
 
+from elo_batch import interrupts
 from elo_batch.errors import OutputError, UsageError
 from elo_batch.outputs.encode import Format, table_bytes
 from elo_batch.outputs.formulas import CsvFormulas
@@ -190,6 +191,7 @@ def write_period(
             objects[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "rows": frame.height}
         manifest_key = _join(prefix, "manifest", f"period={period}", "manifest.json")
         body = {**manifest, "outputs": written, "objects": objects}
+        interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commit
         obstore.put(store, manifest_key, (json.dumps(body, indent=2, default=str) + "\n").encode())
         keys.add(manifest_key)
         for name in (*tables, "manifest"):

@@ -29,6 +29,7 @@ import polars as pl
 from elo_batch.errors import OutputError, option
 from elo_batch.outputs import objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
+from elo_batch.outputs.deltafiles import check_format
 from elo_batch.outputs.encode import Format, write_table
 from elo_batch.outputs.formulas import CsvFormulas
 
@@ -130,9 +131,10 @@ def write_period(
     Raises:
         UsageError: ``out`` is a ``file:`` URL of another host.
         OutputError: the folder cannot be created or written (a full disk: the file being written is
-            named), a partition cannot be swapped in, the companion fails (the previous partitions of
-            the period are put back first, and the companion is aborted), or another writer held the
-            lock for longer than ``lock_timeout``.
+            named), a table folder is a Delta table (checked under the lock; nothing is written), a
+            partition cannot be swapped in, the companion fails (the previous partitions of the period
+            are put back first, and the companion is aborted), or another writer held the lock for
+            longer than ``lock_timeout``.
     """
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         if companion is not None:
@@ -143,6 +145,7 @@ def write_period(
     objects: dict[str, dict[str, Any]] = {}
     try:
         with FolderSwap(Path(out), period, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait) as swap:
+            check_format(Path(out), "parquet")  # under the lock: a Delta run started together may have written first
             for name, frame in tables.items():
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
                 written[name] = str(partition_dir(out, name, period) / target.name)
