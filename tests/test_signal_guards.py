@@ -4,6 +4,7 @@ being collected); no Python traceback and no Rust panic text on stderr, whenever
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -182,3 +183,32 @@ def test_sigterms_at_random_moments_of_delta_runs_are_never_lost(tmp_path, outpu
 def test_ctrl_c_at_random_moments_prints_no_traceback_or_panic(tmp_path, outputs) -> None:
     seen = _signalled_runs(tmp_path, outputs, signal.SIGINT, runs=12, seed=48)
     assert any(code == 130 for _, code in seen), seen
+
+
+@pytest.mark.parametrize(("signum", "code", "word"), SIGNALS)
+def test_a_signal_under_json_logs_is_one_json_error_line(tmp_path, signum, code, word) -> None:
+    """With ``--log-format json`` every stderr line is a JSON object, the signal's own line too (it was
+    the text line ``elo-batch: interrupted; ...``)."""
+    games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
+    driver = (  # the signal arrives while the run rates: runner.rate_periods sends it first
+        "import os, sys\n"
+        "from elo_batch import runner\n"
+        "from elo_batch.cli import app\n"
+        "real = runner.rate_periods\n"
+        f"def stopped(*a, **k):\n    os.kill(os.getpid(), {int(signum)})\n    return real(*a, **k)\n"
+        "runner.rate_periods = stopped\n"
+        "sys.exit(app.console(sys.argv[1:]))\n"
+    )
+    args = [str(games), "--period", "2025-11", "--ratings", "none", "--out", str(tmp_path / "out")]
+    done = subprocess.run(
+        [sys.executable, "-c", driver, "run", *args, "--log-format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == code, done.stderr
+    records = [json.loads(line) for line in lines]  # every line JSON
+    assert records[-1]["event"] == "error" and records[-1]["exit_code"] == code, records
+    assert word in records[-1]["message"]

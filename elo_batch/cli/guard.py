@@ -149,10 +149,10 @@ def _guarded(work: Callable[[], int | None], log_format: LogFormat, stop: Stop) 
     try:
         code = work()
     except (KeyboardInterrupt, Terminated) as exc:
-        _stopped(KeyboardInterrupt if isinstance(exc, KeyboardInterrupt) else Terminated)
+        _stopped(KeyboardInterrupt if isinstance(exc, KeyboardInterrupt) else Terminated, log_format)
     except EloBatchError as exc:
         if stop.signum is not None:  # the signal's raise turned into an error on its way (a library's own)
-            _stopped(type(stopping(stop.signum)))
+            _stopped(type(stopping(stop.signum)), log_format)
         fail(exc, log_format)
     except BrokenPipeError:  # stdout closed early (`elo-batch validate ... | head`)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -161,7 +161,7 @@ def _guarded(work: Callable[[], int | None], log_format: LogFormat, stop: Stop) 
         if not isinstance(exc, Exception) and not _polars_panic(exc):
             raise
         if stop.signum is not None:
-            _stopped(type(stopping(stop.signum)))
+            _stopped(type(stopping(stop.signum)), log_format)
         if os.environ.get("ELO_BATCH_DEBUG"):
             traceback.print_exc()
         fail(
@@ -172,14 +172,19 @@ def _guarded(work: Callable[[], int | None], log_format: LogFormat, stop: Stop) 
             log_format,
         )
     if stop.signum is not None:  # a signal whose raise was dropped after the last commit
-        _stopped(type(stopping(stop.signum)))
+        _stopped(type(stopping(stop.signum)), log_format)
     return code
 
 
-def _stopped(kind: type[BaseException]) -> NoReturn:
+def _stopped(kind: type[BaseException], log_format: LogFormat) -> NoReturn:
     interrupted = kind is KeyboardInterrupt
-    print(f"elo-batch: {'interrupted' if interrupted else 'terminated'}; {MESSAGE}", file=sys.stderr)
-    raise typer.Exit(130 if interrupted else 143) from None
+    code, message = (130 if interrupted else 143), f"{'interrupted' if interrupted else 'terminated'}; {MESSAGE}"
+    if log_format is LogFormat.json:  # every stderr line one JSON object, a signal's too
+        record = {"event": "error", "exit_code": code, "error": kind.__name__, "message": message}
+        print(json.dumps(record), file=sys.stderr)
+    else:
+        print(f"elo-batch: {message}", file=sys.stderr)
+    raise typer.Exit(code) from None
 
 
 def fail(exc: EloBatchError, log_format: LogFormat) -> NoReturn:
