@@ -187,7 +187,12 @@ def lake(cli, tmp_path: Path) -> tuple[Path, Path]:
     games = write_csv(tmp_path / "g.csv", MONTHS)
     out = tmp_path / "out"
     for period in ("2025-11", "2025-12"):
-        assert cli("run", games, "--period", period, "--out", out, "--table-format", "delta").exit_code == 0
+        assert (
+            cli(
+                "run", games, "--period", period, "--out", out, "--table-format", "delta", "--ratings", "none"
+            ).exit_code
+            == 0
+        )
     return out, games
 
 
@@ -213,14 +218,19 @@ def test_a_damaged_delta_log_exits_73_naming_the_table_and_the_file(cli, tmp_pat
     table, name, damage, problem = DAMAGE[kind]
     if damage is None:  # a commit missing in the middle: version 1 moved to version 2
         log = out / table / LOG
-        assert cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta").exit_code == 0
+        assert (
+            cli(
+                "run", games, "--period", "2026-01", "--out", out, "--table-format", "delta", "--ratings", "none"
+            ).exit_code
+            == 0
+        )
         (log / f"{1:020}.json").unlink()
         name = f"{1:020}.json"
     else:
         damage(out / table / LOG / name)
     before = _everything(tmp_path)
 
-    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta", "--ratings", "none")
 
     assert result.exit_code == 73, result.output
     assert f"{out / table}: the Delta table's log is damaged: {LOG / name}" in result.stderr, result.stderr
@@ -242,7 +252,7 @@ def test_a_stale_last_checkpoint_hint_is_legal_and_the_run_succeeds(cli, lake, h
     else:
         (log / "_last_checkpoint").write_text("{")
 
-    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta", "--ratings", "none")
 
     assert result.exit_code == 0, result.output
     assert f"{log / '_last_checkpoint'}: " in result.stderr and "a stale hint is legal" in result.stderr
@@ -269,7 +279,7 @@ def test_a_planted_partition_is_left_alone_with_a_warning(cli, tmp_path, lake, p
     _plant(out, "ratings", period, record=record)
     outside = _everything(tmp_path) - {p for p in _everything(tmp_path) if p.startswith("out/")}
 
-    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta")
+    result = cli("run", games, "--period", "2026-01", "--out", out, "--table-format", "delta", "--ratings", "none")
 
     assert result.exit_code == 0, result.output
     assert f"{out / 'ratings'}: partition period={period!r} is not a month of play" in result.stderr
@@ -284,11 +294,18 @@ def test_a_planted_partition_stops_a_rewrite_of_the_whole_table(cli, tmp_path) -
     numbered = tmp_path / "g.parquet"
     pl.DataFrame({"white_id": [1], "black_id": [2], "result": ["1-0"], "date": ["2025-11-03"]}).write_parquet(numbered)
     texted = write_csv(tmp_path / "g.csv", "white_id,black_id,result,date\n1,X9,0-1,2025-12-03")
-    assert cli("run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta").exit_code == 0
+    assert (
+        cli(
+            "run", numbered, "--period", "2025-11", "--out", out, "--table-format", "delta", "--ratings", "none"
+        ).exit_code
+        == 0
+    )
     _plant(out, "ratings", "/../../x", record=False)
     before = _everything(tmp_path)
 
-    result = cli("run", texted, "--period", "2025-12", "--out", out, "--table-format", "delta")  # ids become text
+    result = cli(
+        "run", texted, "--period", "2025-12", "--out", out, "--table-format", "delta", "--ratings", "none"
+    )  # ids become text
 
     assert result.exit_code == 73, result.output
     assert "holds a partition period='/../../x', which is not a month of play" in result.stderr

@@ -212,3 +212,20 @@ def test_a_signal_under_json_logs_is_one_json_error_line(tmp_path, signum, code,
     records = [json.loads(line) for line in lines]  # every line JSON
     assert records[-1]["event"] == "error" and records[-1]["exit_code"] == code, records
     assert word in records[-1]["message"]
+
+
+def test_a_raise_waits_in_python_code_that_polars_calls_back() -> None:
+    """A signal whose handler runs in Python code that polars calls from its engine (a callback, or a
+    ``DataType.__init__`` its Rust code builds) waits: raised there, it unwinds through polars' native
+    frames, whose ``unwrap()`` then panics with Rust's text on stderr (seen in 1 of 20 random SIGTERMs)."""
+    from elo_batch.cli import guard
+
+    seen: list[bool] = []
+
+    def callback(frame: pl.DataFrame) -> pl.DataFrame:
+        seen.append(guard._waits(sys._getframe()))
+        return frame
+
+    pl.LazyFrame({"a": [1, 2]}).map_batches(callback).collect()
+    assert seen == [True]
+    assert not guard._waits(sys._getframe())  # the test's own code, no library below it: raised at once

@@ -100,24 +100,33 @@ class Stop:
 
 
 def _waits(frame: FrameType | None) -> bool:
-    """Whether a raise in ``frame`` must wait: a native library's code, or the handler's hook."""
-    return frame is not None and (frame.f_code in _HOOK_CODE or _in_native(frame))
+    """Whether a raise in ``frame`` must wait: the handler's hook, or a frame of a native library's code
+    anywhere on the stack (Python code that polars calls back from its engine, the signal handler itself
+    run there: a raise would unwind through the library's native frames)."""
+    if frame is None:
+        return False
+    if frame.f_code in _HOOK_CODE:
+        return True
+    folders = _native_folders()
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(folders):
+            return True
+        frame = frame.f_back
+    return False
 
 
 _HOOK_CODE = (Stop.unraisable_hook.__code__, Stop.dropped.__code__, Stop.later.__code__)
 
 
-def _in_native(frame: FrameType | None) -> bool:
-    """Whether ``frame`` (where a signal handler runs) is code of a :data:`NATIVE` package."""
-    if frame is None:
-        return False
-    where = frame.f_code.co_filename
+def _native_folders() -> tuple[str, ...]:
+    """The folders of the :data:`NATIVE` packages loaded (a package not imported runs no code)."""
+    folders = []
     for name in NATIVE:
         module = sys.modules.get(name)
         folder = os.path.dirname(getattr(module, "__file__", None) or "") if module is not None else ""
-        if folder and where.startswith(folder + os.sep):
-            return True
-    return False
+        if folder:
+            folders.append(folder + os.sep)
+    return tuple(folders)
 
 
 def guard(work: Callable[[], int | None], log_format: LogFormat = LogFormat.text) -> None:
