@@ -103,6 +103,9 @@ def test_a_month_the_table_lacks_exits_66_naming_the_months_it_holds(cli, tmp_pa
     out = tmp_path / "out"
     chain(cli, out, games, rating_list, kind, ("2025-11", "2025-12"))
 
+    for odd in ("period=../x", "period=2025-13", "period=$(id)"):  # folders that are no month: not listed
+        (out / "ratings" / odd).mkdir(parents=True, exist_ok=True)
+
     result = cli("run", games, "--ratings", out / "ratings", "--period", "2026-03", "--out", out, *KINDS[kind])
 
     assert result.exit_code == 66, result.output
@@ -226,12 +229,16 @@ def test_a_list_without_its_manifest_warns_and_the_run_goes_on(cli, tmp_path: Pa
     assert_frame_equal(ratings(out, "2025-12", kind), ratings(checked, "2025-12", kind))
 
 
-def test_a_damaged_manifest_exits_65_naming_it(cli, tmp_path: Path, inputs) -> None:
+@pytest.mark.parametrize(
+    "damage", ['{"objects": {"ratings": ', '{"objects": ' + "[" * 100_000 + "]" * 100_000 + "}"], ids=["cut", "deep"]
+)
+def test_a_damaged_manifest_exits_65_naming_it(cli, tmp_path: Path, inputs, damage: str) -> None:
+    """A manifest cut short, or nested past Python's recursion limit (was exit 70, RecursionError)."""
     games, rating_list = inputs
     out = tmp_path / "out"
     chain(cli, out, games, rating_list, "parquet", ("2025-11",))
     written = out / "manifest" / "period=2025-11" / "manifest.json"
-    written.write_text('{"objects": {"ratings": ', encoding="utf-8")
+    written.write_text(damage, encoding="utf-8")
 
     result = cli("run", games, "--ratings", out / "ratings", "--period", "2025-12", "--out", out)
 

@@ -171,8 +171,8 @@ def read_manifest(where: Path, period: str) -> dict[str, Any]:
     """
     try:
         record = json.loads(where.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise _damaged(where, period, f"cannot be read ({exc})") from exc
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: arrays nested past Python's stack
+        raise _damaged(where, period, f"cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from exc
     if not isinstance(record, dict):
         raise _damaged(where, period, "cannot be read (not a JSON object)")
     return record

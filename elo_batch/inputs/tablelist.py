@@ -136,7 +136,9 @@ def load(
 
 def _no_period(ratings: str, period: str) -> InputMissingError:
     """The error for a local ``ratings`` folder without the hive folder of ``period``."""
-    held = sorted(p.name.removeprefix("period=") for p in Path(ratings).glob("period=*") if p.is_dir())
+    held = sorted(
+        month for p in Path(ratings).glob("period=*") if (month := listchain.partition_period(p.name)) and p.is_dir()
+    )
     if held:
         return InputMissingError(
             f"the ratings table has no period {period}",
