@@ -230,10 +230,13 @@ def test_a_list_without_its_manifest_warns_and_the_run_goes_on(cli, tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    "damage", ['{"objects": {"ratings": ', '{"objects": ' + "[" * 100_000 + "]" * 100_000 + "}"], ids=["cut", "deep"]
+    "damage",
+    ['{"objects": {"ratings": ', '{"objects": ' + "[" * 100_000 + "]" * 100_000 + "}", '{"period": "2025-10"}'],
+    ids=["cut", "deep", "other-period"],
 )
 def test_a_damaged_manifest_exits_65_naming_it(cli, tmp_path: Path, inputs, damage: str) -> None:
-    """A manifest cut short, or nested past Python's recursion limit (was exit 70, RecursionError)."""
+    """A manifest cut short, nested past Python's recursion limit (was exit 70, RecursionError), or one
+    that names another period (moved or copied: was accepted)."""
     games, rating_list = inputs
     out = tmp_path / "out"
     chain(cli, out, games, rating_list, "parquet", ("2025-11",))
@@ -243,7 +246,8 @@ def test_a_damaged_manifest_exits_65_naming_it(cli, tmp_path: Path, inputs, dama
     result = cli("run", games, "--ratings", out / "ratings", "--period", "2025-12", "--out", out)
 
     assert result.exit_code == 65, result.output
-    assert f"{written}: the manifest of period 2025-11 cannot be read" in result.stderr
+    problem = "names period '2025-10', not the period of its folder" if "period" in damage else "cannot be read"
+    assert f"{written}: the manifest of period 2025-11 {problem}" in result.stderr
 
 
 # --- Delta: the manifest names each file's sha256 and the version to read --------------------------

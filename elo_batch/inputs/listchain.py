@@ -175,6 +175,8 @@ def read_manifest(where: Path, period: str) -> dict[str, Any]:
         raise _damaged(where, period, f"cannot be read ({type(exc).__name__}: {str(exc)[:200]})") from exc
     if not isinstance(record, dict):
         raise _damaged(where, period, "cannot be read (not a JSON object)")
+    if "period" in record and record["period"] != period:  # a manifest moved or copied from another period
+        raise _damaged(where, period, f"names period {str(record['period'])[:20]!r}, not the period of its folder")
     return record
 
 
