@@ -29,7 +29,7 @@ RATIO_FROM = archives.RATIO_FROM
 #: Most bytes the ``.pgn`` members of one zip archive may inflate to, together (4 GiB, about ten
 #: million games).
 MAX_INFLATED = 4 << 30
-#: Most characters one game may take (its tags, moves and comments; blank lines not counted).
+#: Most characters one game may take (its tags, moves and comments, blank lines too: a comment holds them).
 MAX_GAME_CHARS = 16 << 20
 _ZIP_HINT = (
     "the archive looks like a zip bomb and was not read. If you trust it, unzip it and import its .pgn "
@@ -135,8 +135,8 @@ class GameText(io.TextIOWrapper):
     """PGN text read a line at a time, each game at most :data:`MAX_GAME_CHARS` characters.
 
     python-chess holds what it reads of one game (a comment whole, every tag); :meth:`next_game`, called
-    before each game is read, starts the count, and a game longer (not counting blank lines, which
-    nothing holds) is refused.
+    before each game is read, starts the count, and a longer game is refused. Blank lines count too:
+    python-chess keeps those of a comment (a comment of a gigabyte of blank lines ran out of memory).
     """
 
     def __init__(self, binary: IO[bytes], label: str, **options: str) -> None:
@@ -153,14 +153,13 @@ class GameText(io.TextIOWrapper):
     def readline(self, size: int | None = -1, /) -> str:  # type: ignore[override]  # (the stubs: bytes, from _IOBase)
         """The next line, or :data:`MAX_GAME_CHARS` characters of it; raises InputDataError past the game's limit."""
         line = super().readline(MAX_GAME_CHARS + 1 if size is None or size < 0 else size)
-        if not line.isspace():
-            self.chars += len(line)
-            if self.chars > MAX_GAME_CHARS:
-                raise InputDataError(
-                    f"game {self.game} is longer than {archives.size(MAX_GAME_CHARS)} of text (without blank lines)",
-                    path=self.label,
-                    hint="a game's tags, moves and comments take a few kilobytes; is this a PGN file?",
-                )
+        self.chars += len(line)
+        if self.chars > MAX_GAME_CHARS:
+            raise InputDataError(
+                f"game {self.game} is longer than {archives.size(MAX_GAME_CHARS)} of text",
+                path=self.label,
+                hint="a game's tags, moves and comments take a few kilobytes; is this a PGN file?",
+            )
         return line
 
 
