@@ -23,6 +23,9 @@ from elo_batch.inputs.validate import GamesInput
 TOP_REASONS = 5
 #: What stands for a rejected cell's value in its grouped reason.
 ELIDED = "..."
+#: A reason that names the rows of one game entered twice (``rows F row 5, F row 6 are one game (...``,
+#: :mod:`elo_batch.inputs.duplicates`), and what it is grouped as.
+_ROWS_NAMED, _ROWS_ELIDED = r"^rows .+? are one game \(", f"rows {ELIDED} are one game ("
 #: A rejected rows' reason group: (column or None, reason without its value, rows).
 Reason = tuple[str | None, str, int]
 
@@ -81,8 +84,8 @@ def rejected_reasons(rejected: pl.DataFrame, top: int = TOP_REASONS) -> tuple[tu
     """The rejected rows' reasons grouped without their values, the most frequent first.
 
     A reason's value (the cell, as the ``value`` column holds it) becomes ``...`` where the reason
-    first quotes it (``'2-0' is not a result`` and ``'x' is not a result`` are one reason); ties keep
-    the order of their first row.
+    first quotes it (``'2-0' is not a result`` and ``'x' is not a result`` are one reason), and so do
+    the rows a game entered twice names; ties keep the order of their first row.
 
     Args:
         rejected: Rejected rows, ``REJECTED_SCHEMA`` (``column``, ``value``, ``reason``), in input order.
@@ -104,7 +107,15 @@ def rejected_reasons(rejected: pl.DataFrame, top: int = TOP_REASONS) -> tuple[tu
     quotes = value.is_not_null() & (value != "") & reason.str.contains(value, literal=True)
     groups = (
         rejected.lazy()
-        .select(pl.col(c.COLUMN), pl.when(quotes).then(elided).otherwise(reason).fill_null("").alias("__reason"))
+        .select(
+            pl.col(c.COLUMN),
+            pl.when(quotes)
+            .then(elided)
+            .otherwise(reason)
+            .str.replace(_ROWS_NAMED, _ROWS_ELIDED)  # the rows of a game entered twice are values too
+            .fill_null("")
+            .alias("__reason"),
+        )
         .with_row_index("__first")
         .group_by(c.COLUMN, "__reason")
         .agg(pl.len().alias("__rows"), pl.col("__first").min())

@@ -444,3 +444,27 @@ def test_spark_api_without_ratings_raises_unless_none_is_passed(spark, games) ->
     with pytest.raises(elo_batch.NoRatingSourceError):
         engine.rate_period(frame, period="2025-10")
     assert engine.rate_period(frame, period="2025-10", ratings=None).local.ratings.height == 3
+
+
+def test_the_rows_of_games_entered_twice_are_grouped_as_one_reason() -> None:
+    """Three games each entered twice with different results: one reason of 6 rows, not one per game (the
+    rows a reason names are values too; found by a tester)."""
+    from elo_batch.guards import rejected_reasons
+
+    reason = (
+        "rows {} are one game (the same event_id, round, white_id and black_id) with different results: a game "
+        "entered twice must agree, so none of them is used."
+    )
+    pairs = [f"g.csv row {n}, g.csv row {n + 1}" for n in (2, 4, 6)]
+    rows = pl.DataFrame(
+        {
+            "column": ["result"] * 6,
+            "value": ["1-0", "0-1"] * 3,
+            "reason": [reason.format(p) for p in pairs for _ in "ab"],
+        }
+    )
+
+    (group,), more = rejected_reasons(rows)
+
+    assert more == 0 and group[2] == 6 and group[0] == "result"
+    assert group[1].startswith("rows ... are one game (the same event_id") and "row 2" not in group[1]
