@@ -44,7 +44,7 @@ from elo_batch.formats import archives
 from elo_batch.formats.fidetxt import TxtStats, line_batches
 from elo_batch.formats.fidevalues import MIN_BIRTH_YEAR, SHOWN, BadValues, typed_columns
 from elo_batch.formats.fidexml import player_batches
-from elo_batch.inputs.gamesfile import write_error, write_games
+from elo_batch.inputs.gamesfile import spill_part, write_games
 from elo_batch.inputs.readers import unreadable
 
 Kind = Literal["standard", "rapid", "blitz"]
@@ -341,12 +341,8 @@ def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, folder:
         typed = typed_columns(raw, bad)
         if bad.count or not typed.height:
             continue
-        parts.append(os.path.join(folder, f"{len(parts):06d}.parquet"))
-        try:
-            typed.write_parquet(parts[-1], compression="lz4")
-        except (OSError, pl.exceptions.ComputeError) as exc:
-            hint = "the list is first written to a temporary folder: free some room there, or set TMPDIR."
-            raise write_error(exc, folder, "the temporary list files", hint) from exc
+        hint = "the list is first written to a temporary folder: free some room there, or set TMPDIR."
+        parts.append(spill_part(typed, folder, len(parts), "the temporary list files", hint))
     return parts
 
 

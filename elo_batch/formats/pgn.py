@@ -27,7 +27,6 @@ and streams those into the output).
 
 from __future__ import annotations
 
-import os
 import tempfile
 import zipfile
 import zlib
@@ -41,7 +40,7 @@ import polars as pl
 
 from elo_batch.errors import InputDataError
 from elo_batch.formats import pgnsource
-from elo_batch.inputs.gamesfile import GAMES_SCHEMA, write_error, write_games
+from elo_batch.inputs.gamesfile import GAMES_SCHEMA, spill_part, write_games
 from elo_batch.inputs.readers import unreadable
 from elo_batch.outputs.formulas import CsvFormulas
 
@@ -180,12 +179,8 @@ def import_pgn(paths: list[str] | tuple[str, ...], out: str, *, csv_formulas: Cs
     with tempfile.TemporaryDirectory(prefix="elo-batch-pgn-") as folder:
         parts = []
         for number, batch in enumerate(_batches(paths, sources)):
-            parts.append(os.path.join(folder, f"{number:06d}.parquet"))
-            try:
-                batch.write_parquet(parts[-1], compression="lz4")
-            except (OSError, pl.exceptions.ComputeError) as exc:
-                hint = "the games are first written to a temporary folder: free some room there, or set TMPDIR."
-                raise write_error(exc, folder, "the temporary games files", hint) from exc
+            hint = "the games are first written to a temporary folder: free some room there, or set TMPDIR."
+            parts.append(spill_part(batch, folder, number, "the temporary games files", hint))
         games = pl.scan_parquet(parts) if parts else _to_games(_raw_frame(_empty_columns())).lazy()
         report = _report(games, tuple(sources))
         write_games(games.select(list(GAMES_SCHEMA)), out, csv_formulas=csv_formulas)

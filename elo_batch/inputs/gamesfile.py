@@ -108,3 +108,25 @@ def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str,
             raise exc
     reason = error.strerror or str(error)
     return OutputError(f"cannot write {what} ({reason})", path=path, hint=hint)
+
+
+def spill_part(frame: pl.DataFrame, folder: str, number: int, what: str, hint: str) -> str:
+    """Write one batch of an import to ``folder/NNNNNN.parquet`` (lz4: read back once, soon) and return
+    its path, so that an importer holds one batch at a time, not the whole file.
+
+    Args:
+        frame: The batch.
+        folder: The import's temporary folder.
+        number: The batch's number (its file's name, in order).
+        what: What the batches' files are, for the message (``"the temporary games files"``).
+        hint: What to do when the folder cannot take them.
+
+    Raises:
+        OutputError: the temporary folder cannot take it (exit 73).
+    """
+    path = os.path.join(folder, f"{number:06d}.parquet")
+    try:
+        frame.write_parquet(path, compression="lz4")
+    except (OSError, pl.exceptions.ComputeError) as exc:
+        raise write_error(exc, folder, what, hint) from exc
+    return path
