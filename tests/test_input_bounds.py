@@ -167,3 +167,33 @@ def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_pat
     assert done.returncode == 0, done.stderr[-2000:]
     assert 19e6 < size < 22e6
     assert int(done.stdout) <= 5 * size + 0.3e9, (int(done.stdout) / 1e6, size / 1e6)
+
+
+def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
+    """A whole run (read, rate, write every table) over the narrowest CSV a federation exports (short
+    ids, 47 bytes a game: the most rows per byte): its peak resident memory, in a process of its own.
+    Before the audit was written in parts and large blocks returned at once: 529-576 MB for 482."""
+    games = _games_csv(tmp_path / "games.csv", 800_000)
+    players = pl.int_range(1_000_000, 1_100_000, eager=True)
+    pl.DataFrame({"player_id": players, "rating": 1500 + players % 1000, "birth_year": 1980}).write_csv(
+        tmp_path / "list.csv"
+    )
+    size = games.stat().st_size
+    code = (  # the peak of this process alone, the allocator as the command line sets it
+        "import sys; open('/proc/self/clear_refs', 'w').write('5'); "
+        "from elo_batch.cli.app import console; status = console(sys.argv[1:]); "
+        "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM'))); "
+        "sys.exit(status)"
+    )
+    args = [str(games), "--ratings", str(tmp_path / "list.csv"), "--period", "2025-11", "--out", str(tmp_path / "out")]
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"} | {"PYTHONPATH": str(ROOT)}
+
+    done = subprocess.run(
+        [sys.executable, "-c", code, "run", *args], capture_output=True, text=True, env=env, timeout=300
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert 35e6 < size < 40e6
+    assert read_table(tmp_path / "out", "audit", "2025-11").height == 1_600_000
+    peak = int(done.stdout.strip().splitlines()[-1])
+    assert peak <= 5 * size + 0.3e9, (peak / 1e6, size / 1e6)

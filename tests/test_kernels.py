@@ -180,7 +180,11 @@ def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
     rules = rules_of(name)
     games = games_input(frame, fractional=rules.rounding == "none", period_by=period_by)
     block = data.draw(st.sampled_from([SUM_ROWS, 1, 2, 3, 7]), label="block_rows")
-    with mock.patch("elo_batch.engine.period._SUM_ROWS", block):
+    audit_rows = data.draw(st.sampled_from([250_000, 1, 2, 5]), label="audit part rows")
+    with (
+        mock.patch("elo_batch.engine.period._SUM_ROWS", block),
+        mock.patch("elo_batch.engine.period._AUDIT_ROWS", audit_rows),
+    ):
         whole = rate_period(games, rating_list, rules, PERIOD)
 
     seeded, _ = listchanges.seed_from_standard(rating_list, games, rules, PERIOD)

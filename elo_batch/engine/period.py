@@ -33,7 +33,7 @@ from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
 from elo_batch.engine.events import START_PERIOD
-from elo_batch.engine.finish import finalize
+from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
 from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
@@ -49,6 +49,10 @@ ENGINE: Final = prepass.ENGINE
 #: of floating-point sums (see :mod:`elo_batch.engine.sums`): a constant, so that float sums (logistic
 #: formula) add in the same order whatever the input's chunks.
 _SUM_ROWS: Final = sums_kernel.SUM_ROWS
+#: Table rows of one part of the audit plan (two audit rows each): the writer streams the parts one
+#: after the other, so one part's gathered columns are in memory at a time, not the whole audit's
+#: (a 75 MB CSV of 1.6M games: the audit's write +170 -> +65 MB over what the run holds).
+_AUDIT_ROWS: Final = 250_000
 
 
 @dataclass(frozen=True)
@@ -230,18 +234,8 @@ def rate_period(
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
     bands = bands or band_rules.default_bands()
     finished = finalize(prepared, totals, rules, period, bands)
-    whole = Chunk(0, table)
     every_side = RatedSides.concat(rated)
-    audited = audit(
-        whole,
-        every_side,
-        finished,
-        ids=prepared.ids,
-        source_file=games.source_file(pl.col(s.ROW_KEY)),
-        absent=games.absent,
-        rules=rules,
-        period=period,
-    )
+    audited = _audit(table, every_side, finished, prepared, games, rules=rules, period=period)
     in_period = table.height
     rejected, counts = accounting(
         games, period, in_period=in_period, counted=finished.counted_rows, reject_undated=reject_undated
@@ -274,6 +268,35 @@ def rate_period(
         events_file,
         (up, down),
     )
+
+
+def _audit(
+    table: pl.DataFrame,
+    rated: RatedSides,
+    finished: Finished,
+    prepared: prepass.Prepared,
+    games: GamesInput,
+    *,
+    rules: RuleSet,
+    period: str,
+) -> pl.LazyFrame:
+    """The period's audit (see :func:`elo_batch.engine.audit.audit`) as consecutive parts of
+    :data:`_AUDIT_ROWS` table rows: the same rows in the same order as one part holding them all."""
+    source_file = games.source_file(pl.col(s.ROW_KEY))
+    parts = [
+        audit(
+            Chunk(start, table.slice(start, _AUDIT_ROWS)),
+            rated.slice(start, _AUDIT_ROWS),
+            finished,
+            ids=prepared.ids,
+            source_file=source_file,
+            absent=games.absent,
+            rules=rules,
+            period=period,
+        )
+        for start in range(0, max(table.height, 1), _AUDIT_ROWS)
+    ]
+    return pl.concat(parts) if len(parts) > 1 else parts[0]
 
 
 def accounting(

@@ -56,6 +56,10 @@ class RatedSides:
         """The white sides, then the black sides (``2 x rows``): what the audit gathers from."""
         return pl.concat([self.white, self.black], rechunk=True)
 
+    def slice(self, offset: int, rows: int) -> RatedSides:
+        """The sides of table rows ``offset .. offset + rows - 1`` of this chunk."""
+        return RatedSides(self.start + offset, self.white.slice(offset, rows), self.black.slice(offset, rows))
+
     @staticmethod
     def concat(parts: list[RatedSides]) -> RatedSides:
         """The rated sides of consecutive chunks as those of one chunk (the chunks' columns kept as they
