@@ -197,3 +197,25 @@ def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(
     assert read_table(tmp_path / "out", "audit", "2025-11").height == 1_600_000
     peak = int(done.stdout.strip().splitlines()[-1])
     assert peak <= 5 * size + 0.3e9, (peak / 1e6, size / 1e6)
+
+
+def test_a_wide_header_over_short_rows_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
+    """10,000 names no one uses over 20 rows of 4 fields (a 59 KB file): the cells' checks run a batch
+    of columns per query, since one query over every column held 230 MB in its plan (435-475 MB)."""
+    names = ["white_id", "black_id", "result", "date", *(f"x{i}" for i in range(10_000))]
+    games = tmp_path / "games.csv"
+    games.write_text(",".join(names) + "\n" + "A,B,1-0,2025-11-03\n" * 20, encoding="utf-8")
+    code = (
+        "import sys; open('/proc/self/clear_refs', 'w').write('5'); "
+        "from elo_batch.inputs.validate import load_games; "
+        "games = load_games([sys.argv[1]]); assert games.rejected.height == 20, games.rejected; "
+        "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM')))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
+
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(games)], capture_output=True, text=True, env=env, timeout=300
+    )
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout) <= 5 * games.stat().st_size + 0.3e9, int(done.stdout) / 1e6
