@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     )
     from elo_batch.history import History, rating_history
     from elo_batch.job import run
+    from elo_batch.options import RunOptions
     from elo_batch.rules.sets import RuleSet
     from elo_batch.runner import PeriodSummary, ValidationReport
     from elo_batch.tools import Imported, import_fide_list, import_pgn, import_trf, rate_game, rate_tournament
@@ -55,6 +56,7 @@ _HOMES = {
         ("elo_batch.api", ("Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period")),
         ("elo_batch.api", ("rate_periods", "validate", "write_period")),
         ("elo_batch.job", ("run",)),
+        ("elo_batch.options", ("RunOptions",)),
         ("elo_batch.engine.calculator", ("GameResult", "TournamentResult")),
         ("elo_batch.engine.period", ("Counts",)),
         ("elo_batch.errors", ("EloBatchError", "InputDataError", "InputMissingError", "InternalError")),
@@ -99,6 +101,7 @@ __all__ = [
     "PeriodResult",
     "PeriodSummary",
     "RuleSet",
+    "RunOptions",
     "Source",
     "StrictRejectError",
     "TournamentResult",

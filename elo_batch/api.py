@@ -20,23 +20,18 @@ import polars as pl
 
 from elo_batch import runner, sanity
 from elo_batch.apiargs import (
-    NOT_GIVEN,
-    OPTIONS,
     Frame,
-    NotGiven,
     Options,
     Source,
-    bands_frame,
     callback_arg,
-    check_options,
     check_output,
-    config_of,
     events_source,
     games_sources,
     given,
     list_source,
     path_arg,
     ratings_none,
+    run_options,
 )
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
@@ -44,8 +39,9 @@ from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
 from elo_batch.inputs.bandsfile import load_bands
-from elo_batch.inputs.readers import InputFile, check_encoding
+from elo_batch.inputs.readers import InputFile
 from elo_batch.job import run
+from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.outputs import atomic, delta, objectstore
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
@@ -105,8 +101,8 @@ def rate_period(
     *,
     period: str,
     ratings: Source | NotGiven | None = NOT_GIVEN,
-    rules: Literal["fide", "elo"] = "fide",
-    **options: Unpack[Options],
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
 ) -> PeriodResult:
     """Rate one month of play, as ``elo-batch run GAMES --period PERIOD [--ratings LIST]`` does.
 
@@ -118,14 +114,16 @@ def rate_period(
         ratings: The list in force, of the same kinds. None: no list (a new rating pool): ratings from
             the game rows, players without one unrated. Not passed: as None, but a run whose game rows
             of the period carry no rating is refused (NoRatingSourceError): a forgotten list.
-        rules: ``fide`` (the regulations in force for the period) or ``elo`` (classic Elo).
-        **options: See :class:`Options`.
+        options: The options whole (:class:`~elo_batch.options.RunOptions`); None: the defaults.
+        **keywords: Options one by one (``rules="elo"``, ``rounding="game"``: the fields of
+            :class:`~elo_batch.options.RunOptions`), replacing those of ``options``.
 
     Returns:
         The period's new list, audit, rejected rows and counts.
 
     Raises:
-        TypeError: an unknown option, or ``games``/``ratings`` of a type that is not a table or paths.
+        TypeError: an unknown option, ``options`` not a RunOptions, or ``games``/``ratings`` of a type
+            that is not a table or paths.
         UsageError: a bad option value, or ``period`` is not one month.
         InputMissingError: an input file is missing or unreadable.
         InputDataError: an input cannot be rated as given: StrictRejectError with ``strict``, over
@@ -140,15 +138,15 @@ def rate_period(
         >>> result.ratings.select("player_id", "rating", "change").rows()
         [('A', 2010, 10), ('B', 1990, -10)]
     """
-    check_options("rate_period", options, OPTIONS)
-    config = config_of(given(period, "period"), rules, options)
+    chosen = run_options("rate_period", options, keywords)
+    config = chosen.config(given(period, "period"))
     if len(config.periods) != 1:
         raise UsageError(
             f"{period!r} is a range of periods",
             option="period",
             hint="give one month YYYY-MM, or rate a range with rate_periods().",
         )
-    return next(_rate(games, ratings, config, options))
+    return next(_rate(games, ratings, config, chosen))
 
 
 def rate_periods(
@@ -156,8 +154,8 @@ def rate_periods(
     *,
     periods: str,
     ratings: Source | NotGiven | None = NOT_GIVEN,
-    rules: Literal["fide", "elo"] = "fide",
-    **options: Unpack[Options],
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
 ) -> Iterator[PeriodResult]:
     """Rate a range of months in order, each from the list the previous month produced, as
     ``elo-batch run --period FIRST..LAST`` does.
@@ -166,8 +164,8 @@ def rate_periods(
     the iterator reaches it.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_period`; ``ratings`` is the list in force before
-            the first month.
+        games, ratings, options, keywords: As :func:`rate_period`; ``ratings`` is the list in force
+            before the first month.
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
 
     Returns:
@@ -176,8 +174,8 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
-    check_options("rate_periods", options, OPTIONS)
-    return _rate(games, ratings, config_of(given(periods, "periods"), rules, options, name="periods"), options)
+    chosen = run_options("rate_periods", options, keywords)
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)
 
 
 def write_period(
@@ -277,16 +275,16 @@ def validate(
     *,
     ratings: Source | NotGiven | None = NOT_GIVEN,
     period: str | None = None,
-    rules: Literal["fide", "elo"] = "fide",
     on_progress: Progress | None = None,
-    **options: Unpack[Options],
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
 ) -> ValidationReport:
     """Check the inputs as ``elo-batch validate`` does, writing nothing.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_period` (``strict`` and ``max_rejected`` aside:
-            rejected rows are reported, not raised; without ``ratings``, the rows of ``period`` must
-            carry a rating, as for :func:`rate_period`).
+        games, ratings, options, keywords: As :func:`rate_period` (``strict`` and ``max_rejected``
+            aside: rejected rows are reported, not raised; without ``ratings``, the rows of ``period``
+            must carry a rating, as for :func:`rate_period`).
         period: A month or a range: those months are also rated in memory, and the report holds the
             counts ``run`` would write. None: every row of every period is checked.
         on_progress: Called before each step with (what is being done, steps done, steps in all).
@@ -297,44 +295,41 @@ def validate(
     Raises:
         As :func:`rate_period`, except StrictRejectError.
     """
-    check_options("validate", options, tuple(name for name in OPTIONS if name != "strict"))
+    chosen = run_options("validate", options, keywords, leave_out=("strict",))
     callback_arg(on_progress, "on_progress")
-    check_encoding(options.get("encoding"))
-    config = config_of(period, rules, options)
     return runner.validate(
-        games_sources(games, options.get("source_name")),
-        config=config,
+        games_sources(games, chosen.source_name),
+        config=chosen.config(period),
         ratings_path=list_source(ratings),
-        encoding=options.get("encoding"),
+        encoding=chosen.encoding,
         on_progress=on_progress,
-        events_path=events_source(options.get("events")),
-        ratings_period=options.get("ratings_period"),
-        bands=bands_frame(options),
+        events_path=events_source(chosen.events),
+        ratings_period=chosen.ratings_period,
+        bands=chosen.bands_frame(),
         ratings_none=ratings_none(ratings),
     )
 
 
 def _rate(
-    games: Source, ratings: Source | NotGiven | None, config: RunConfig, options: Options
+    games: Source, ratings: Source | NotGiven | None, config: RunConfig, options: RunOptions
 ) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)
-    encoding = options.get("encoding")
-    check_encoding(encoding)
+    encoding = options.encoding
     with runner.in_chunks(config):
         loaded, rating_list, list_info = runner.load_inputs(
-            games_sources(games, options.get("source_name")),
+            games_sources(games, options.source_name),
             list_source(ratings),
             config,
             encoding,
-            events=events_source(options.get("events")),
-            ratings_period=options.get("ratings_period"),
+            events=events_source(options.events),
+            ratings_period=options.ratings_period,
         )
     notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
         loaded, rating_list, list_info, config
     )
     runner.check_strict(loaded, config)
-    frame = bands_frame(options)
+    frame = options.bands_frame()
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     if rating_list is None and not ratings_none(ratings):
         runner.check_rating_source(loaded, config)
@@ -362,6 +357,6 @@ def _rate(
 
 
 __all__ = [
-    "Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period", "rate_periods", "run", "validate",
-    "write_period",
+    "Frame", "Options", "PeriodResult", "RunOptions", "Source", "locked_output", "rate_period", "rate_periods", "run",
+    "validate", "write_period",
 ]  # fmt: skip

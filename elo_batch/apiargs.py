@@ -6,18 +6,18 @@ A source is a frame or paths. A bad argument raises TypeError (a wrong kind) or
 
 from __future__ import annotations
 
-import enum
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias, TypedDict, get_args
+from typing import TYPE_CHECKING, TypeAlias, TypedDict, get_args
 
 import polars as pl
 
-from elo_batch.config import CHUNK_ROWS, RunConfig
+from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, PeriodBy, Rounding, RulesName
+from elo_batch.config import CHUNK_ROWS
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs.readers import FrameInput
-from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.options import FIELDS, NotGiven, RunOptions
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
     import pyarrow as pa
@@ -31,86 +31,48 @@ Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
 Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 
 
-class NotGiven(enum.Enum):
-    """The default of ``ratings``: not passed. The run then needs a rating on a game row of its periods
-    (:class:`~elo_batch.errors.NoRatingSourceError` otherwise); ``ratings=None`` says there is no list."""
-
-    NOT_GIVEN = "NOT_GIVEN"
-
-    def __repr__(self) -> str:
-        return "NOT_GIVEN"
-
-
-#: ``ratings`` not passed (see :class:`NotGiven`).
-NOT_GIVEN: Final = NotGiven.NOT_GIVEN
-
-
 class Options(TypedDict, total=False):
-    """The options of a run, as keywords: the CLI's flags without dashes (``--cap-400``: ``cap_400``).
-
-    Attributes:
-        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
-        list_kind: ``standard`` (default), ``rapid`` or ``blitz`` (the CLI's ``--list``).
-        expected: ``table`` (FIDE 8.1.2) or ``formula`` (logistic); default: the rule set's.
-        cap_400: The 400-point rule: ``auto`` (default: per rule set), ``always`` or ``never``.
-        k: One K for every player (1..100).
-        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``); True: do.
-        rounding: ``period`` (round once), ``game`` (each game) or ``none`` (2 decimals).
-        strict: Raise :class:`~elo_batch.errors.StrictRejectError` when any row of the periods is
-            rejected (``rate_period``, ``rate_periods``).
-        chunk_rows: Parquet files and LazyFrames of more rows are read and rated in chunks of at most
-            this many rows (default 20 000 000).
-        max_rejected: Raise :class:`~elo_batch.errors.StrictRejectError` when more rows than this are
-            rejected: a number of rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``).
-        encoding: Force the text encoding of CSV inputs.
-        source_name: What the rows of a games frame get in ``source_file`` (default: null).
-        events: The events, one row per ``event_id`` (``event_type``, ``match_games``,
-            ``rate_all_games``, ``event_start``, ``event_end``, ``period``): a table or a CSV/Parquet path.
-        period_by: ``date`` (default: a game's period, else its date, decides its month) or ``event``
-            (an event is rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
-        ratings_period: ``ratings`` is the folder of a ratings table elo-batch wrote (``out/ratings``: a
-            Delta table, or hive folders): take the list from this period (``YYYY-MM``). A ratings table
-            without it gives the month before the first period rated. The list is checked against the
-            sha256 that period's manifest recorded (exit 65 when they differ; no manifest: a warning).
-        bands: The band table of the new list's ``band`` (the CLI's ``--bands``): a CSV or Parquet path,
-            or a polars DataFrame, columns ``band`` and ``min_rating``; default: the table of
-            ``elo_batch/rules/bands.csv``.
+    """The options of a run as the API's keywords (the CLI's flags without dashes: ``--cap-400`` is
+    ``cap_400``): the fields of :class:`elo_batch.options.RunOptions`, which the keywords build and which
+    documents each one; here for the type checker of a caller's keywords (a test keeps the two the same).
     """
 
+    rules: RulesName
     rule_set: str | None
-    list_kind: Literal["standard", "rapid", "blitz"]
-    expected: Literal["table", "formula"] | None
-    cap_400: Literal["auto", "always", "never"]
+    list_kind: ListKind
+    expected: Expected | None
+    cap_400: CapChoice
     k: int | None
     rule_700: bool | None
-    rounding: Literal["period", "game", "none"] | None
+    rounding: Rounding | None
     strict: bool
     chunk_rows: int
     max_rejected: int | str | None
     encoding: str | None
     source_name: str | None
     events: Frame | str | os.PathLike[str] | None
-    period_by: Literal["date", "event"]
+    period_by: PeriodBy
     ratings_period: str | None
     bands: str | os.PathLike[str] | pl.DataFrame | None
 
 
-CONFIG_OPTIONS = (
-    "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows", "max_rejected",
-    "period_by",
-)  # fmt: skip
+#: The keywords of the API's functions that rate (``validate`` leaves ``strict`` out).
+OPTIONS = FIELDS
 
 
-OPTIONS = (*CONFIG_OPTIONS, "encoding", "source_name", "events", "ratings_period", "bands")
+def run_options(
+    function: str, options: RunOptions | None, keywords: Mapping[str, object], *, leave_out: tuple[str, ...] = ()
+) -> RunOptions:
+    """The options of a call of ``function``: ``options`` (passed whole, or None) with the keywords
+    given beside it replacing its fields (see :meth:`RunOptions.of`); ``leave_out``: fields that
+    ``function`` does not take as keywords.
 
-
-def check_options(function: str, options: Mapping[str, object], allowed: tuple[str, ...]) -> None:
-    unknown = [name for name in options if name not in allowed]
-    if unknown:
-        raise TypeError(
-            f"{function}() got unknown option(s) {', '.join(map(repr, unknown))}; "
-            f"the options are: rules, {', '.join(allowed)}"
-        )
+    Raises:
+        TypeError: an unknown keyword (one of ``leave_out`` too), or ``options`` not a RunOptions.
+        UsageError: a bad value.
+    """
+    allowed = tuple(name for name in OPTIONS if name not in leave_out)
+    return RunOptions.of(function, options, keywords, allowed)
 
 
 def path_arg(value: object, parameter: str) -> str:
@@ -173,24 +135,7 @@ def given(periods: str, name: str) -> str:
     return periods
 
 
-def config_of(periods: str | None, rules: str, options: Options, *, name: str = "period") -> RunConfig:
-    """The run's config; an error about its periods names the parameter they came in (``name``)."""
-    chosen: dict[str, Any] = {key: options[key] for key in CONFIG_OPTIONS if key in options}  # type: ignore[literal-required]
-    bands = options.get("bands")
-    if isinstance(bands, str | os.PathLike):
-        chosen["bands"] = os.fspath(bands)
-    elif bands is not None and not isinstance(bands, pl.DataFrame):
-        raise TypeError(f"bands must be a path or a polars DataFrame, not {type(bands).__name__}")
-    try:
-        return RunConfig.from_options(periods, rules=rules, **chosen)
-    except UsageError as exc:
-        if exc.option == "period" and name != "period":
-            exc.option = name
-            exc.args = (exc.render(),)
-        raise
-
-
-def engine_of(engine: str, spark_master: str | None, options: Options) -> Engine | None:
+def engine_of(engine: str, spark_master: str | None, options: RunOptions) -> Engine | None:
     """The engine of :func:`elo_batch.run`: None for ``local`` (rate here), the Spark engine on
     ``spark_master`` for ``spark``; pyspark is looked for now, before the lock and the inputs.
 
@@ -208,7 +153,7 @@ def engine_of(engine: str, spark_master: str | None, options: Options) -> Engine
                 hint=f"add {option('engine', 'spark')}, or leave {option('spark_master')} out.",
             )
         return None
-    if options.get("chunk_rows", CHUNK_ROWS) != CHUNK_ROWS:
+    if options.chunk_rows != CHUNK_ROWS:
         raise UsageError(
             f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
             option="chunk_rows",
@@ -218,12 +163,6 @@ def engine_of(engine: str, spark_master: str | None, options: Options) -> Engine
 
     require_spark()
     return SparkEngine(spark_master)
-
-
-def bands_frame(options: Options) -> pl.DataFrame | None:
-    """The band table given as a frame (a path goes through the run's config)."""
-    bands = options.get("bands")
-    return bands if isinstance(bands, pl.DataFrame) else None
 
 
 def games_sources(games: Source, name: str | None) -> list[str | FrameInput]:

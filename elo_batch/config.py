@@ -4,19 +4,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import Any
 
+from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.errors import UsageError, option
 from elo_batch.rules import bounds
-from elo_batch.rules.sets import Cap, Expected, ListKind, Rounding, RuleSet, rule_set_for
+from elo_batch.rules.sets import Cap, RuleSet, rule_set_for
 
 #: Default of ``--chunk-rows``: 20 million game rows take about 5 GB in memory.
 CHUNK_ROWS = 20_000_000
 _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
-RulesName = Literal["fide", "elo"]
-CapChoice = Literal["auto", "always", "never"]
-#: What decides a game's rating period: its own period, else its date; or its event (B.02 7.1.3).
-PeriodBy = Literal["date", "event"]
 #: Most K a run may force (``k``): FIDE's largest is 40; 100 leaves room for other systems (our bound,
 #: the same as a list's K: :data:`elo_batch.rules.bounds.MAX_K`).
 MAX_K = bounds.MAX_K
@@ -68,76 +65,25 @@ class RunConfig:
             object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
 
     @classmethod
-    def from_options(
-        cls,
-        period: str | None,
-        *,
-        rules: str = "fide",
-        rule_set: str | None = None,
-        list_kind: str = "standard",
-        expected: str | None = None,
-        cap_400: str = "auto",
-        k: int | None = None,
-        rule_700: bool | None = None,
-        rounding: str | None = None,
-        strict: bool = False,
-        chunk_rows: int = CHUNK_ROWS,
-        max_rejected: int | str | None = None,
-        period_by: str = "date",
-        bands: str | None = None,
-    ) -> RunConfig:
-        """The settings of a run from its options, each checked: the one constructor of the CLI and the API.
+    def from_options(cls, period: str | None, *, bands: str | None = None, **chosen: Any) -> RunConfig:
+        """The settings of a run for ``period`` from its options (each checked by
+        :class:`elo_batch.options.RunOptions`, which calls this).
 
         Args:
             period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
                 None: no period (``validate`` checks every row).
-            rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
-                max_rejected, period_by, bands:
-                As the attributes; None leaves the part to the rule set. ``rule_700`` False turns the
-                700 rule off, True on.
+            bands: The band table's path (a table in memory stays with the options).
+            **chosen: The other attributes, by name.
 
         Raises:
-            UsageError: a value that is not one of the option's choices or of its type, or a bad period;
-                the message names the option.
+            UsageError: ``period`` is not a month or a range of months.
 
         >>> RunConfig.from_options("2025-10", rounding="game").rules_for("2025-10").name
         'fide-2025-10+rounding=game'
         """
-        _choice("rules", rules, get_args(RulesName))
-        _choice("list_kind", list_kind, get_args(ListKind))
-        _choice("cap_400", cap_400, get_args(CapChoice))
-        _choice("period_by", period_by, get_args(PeriodBy))
-        if expected is not None:
-            _choice("expected", expected, get_args(Expected))
-        if rounding is not None:
-            _choice("rounding", rounding, get_args(Rounding))
-        if rule_set is not None and not isinstance(rule_set, str):
-            raise UsageError(f"{rule_set!r} is not a rule set name", option="rule_set", hint="give its name as text.")
-        _whole("k", k, 1, MAX_K, optional=True)
-        _whole("chunk_rows", chunk_rows, 1, None)
-        for name, flag in (("rule_700", rule_700), ("strict", strict)):
-            if not isinstance(flag, bool) and not (name == "rule_700" and flag is None):
-                raise UsageError(f"{flag!r} is not True or False", option=name, hint="give a bool.")
-        if bands is not None and not isinstance(bands, str):
-            raise UsageError(f"{bands!r} is not a file name", option="bands", hint="give the band table's path.")
         if period is not None and not isinstance(period, str):
             raise UsageError(f"{period!r} is not a rating period", option="period", hint="give it as text, 'YYYY-MM'.")
-        return cls(
-            periods=parse_periods(period) if period is not None else (),
-            rules=rules,  # type: ignore[arg-type]
-            rule_set=rule_set,
-            list_kind=list_kind,  # type: ignore[arg-type]
-            expected=expected,  # type: ignore[arg-type]
-            cap_400=cap_400,  # type: ignore[arg-type]
-            k=k,
-            rule_700=rule_700,
-            rounding=rounding,  # type: ignore[arg-type]
-            strict=strict,
-            chunk_rows=chunk_rows,
-            max_rejected=max_rejected,
-            period_by=period_by,  # type: ignore[arg-type]
-            bands=bands,
-        )
+        return cls(periods=parse_periods(period) if period is not None else (), bands=bands, **chosen)
 
     def rules_for(self, period: str) -> RuleSet:
         """The rule set for ``period`` with this run's overrides applied.
@@ -221,19 +167,16 @@ def check_k(k: object, name: str = "k") -> None:
     Raises:
         UsageError: ``k`` is not None and not such a number (a bool or a float is not), naming ``name``.
     """
-    _whole(name, k, 1, MAX_K, optional=True)
+    check_whole(name, k, 1, MAX_K, optional=True)
 
 
-def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise UsageError(
-            f"{value!r} is not one of {', '.join(map(repr, choices))}",
-            option=name,
-            hint=f"use one of {', '.join(choices)}.",
-        )
+def check_whole(name: str, value: object, low: int, high: int | None, *, optional: bool = False) -> None:
+    """Refuse ``value`` of option ``name`` unless it is a whole number from ``low`` to ``high`` (None: no
+    upper bound), or None when ``optional``.
 
-
-def _whole(name: str, value: object, low: int, high: int | None, *, optional: bool = False) -> None:
+    Raises:
+        UsageError: naming ``name``.
+    """
     if value is None and optional:
         return
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):

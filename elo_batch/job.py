@@ -6,19 +6,12 @@ import os
 from collections.abc import Callable
 from typing import Literal, Unpack
 
-import polars as pl
-
 from elo_batch import runner
 from elo_batch.apiargs import (
-    NOT_GIVEN,
-    OPTIONS,
-    NotGiven,
     Options,
     Source,
     callback_arg,
-    check_options,
     check_output,
-    config_of,
     engine_of,
     events_source,
     games_sources,
@@ -26,9 +19,10 @@ from elo_batch.apiargs import (
     list_source,
     path_arg,
     ratings_none,
+    run_options,
     seconds_arg,
 )
-from elo_batch.inputs.readers import check_encoding
+from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.runner import PeriodSummary, Progress
 
@@ -39,7 +33,6 @@ def run(
     period: str,
     out: str | os.PathLike[str],
     ratings: Source | NotGiven | None = NOT_GIVEN,
-    rules: Literal["fide", "elo"] = "fide",
     format: Literal["parquet", "csv"] = "parquet",
     table_format: Literal["parquet", "delta"] = "parquet",
     csv_formulas: Literal["escape", "keep"] = "escape",
@@ -50,7 +43,8 @@ def run(
     on_lock_wait: Callable[[str], None] | None = None,
     engine: Literal["local", "spark"] = "local",
     spark_master: str | None = None,
-    **options: Unpack[Options],
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
 ) -> list[PeriodSummary]:
     """The whole job of ``elo-batch run``: read, check, rate each period and write it, under ``out``'s lock.
 
@@ -61,7 +55,7 @@ def run(
     each period is rated from the list the previous one produced and written atomically.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_periods` (``bands`` a path here): without
+        games, ratings, options, keywords: As :func:`rate_periods` (``bands`` a path here): without
             ``ratings`` (not even None) and without a game-row rating in the periods, NoRatingSourceError
             before anything is written.
         period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
@@ -91,34 +85,33 @@ def run(
         ``engine="spark"``; TypeError when ``duckdb`` is not a path or a callback not callable (checked
         before anything is read or written).
     """
-    check_options("run", options, OPTIONS)
+    chosen = run_options("run", options, keywords)
     target = path_arg(out, "out")
     database = path_arg(duckdb, "duckdb") if duckdb is not None else None
     for callback, name in ((on_period, "on_period"), (on_progress, "on_progress"), (on_lock_wait, "on_lock_wait")):
         callback_arg(callback, name)
     timeout = seconds_arg(lock_timeout, "lock_timeout")
     check_output(format, csv_formulas)
-    check_encoding(options.get("encoding"))
-    if isinstance(options.get("bands"), pl.DataFrame):
+    if chosen.bands_frame() is not None:
         raise TypeError("bands must be a path for run(); with a frame, rate with rate_periods() and write_period()")
-    config = config_of(given(period, "period"), rules, options)
-    chosen = engine_of(engine, spark_master, options)
+    config = chosen.config(given(period, "period"))
+    where = engine_of(engine, spark_master, chosen)
     return runner.run(
-        games_sources(games, options.get("source_name")),
+        games_sources(games, chosen.source_name),
         config=config,
         ratings_path=list_source(ratings),
         out=target,
         fmt=format,
-        encoding=options.get("encoding"),
+        encoding=chosen.encoding,
         on_period=on_period,
         on_progress=on_progress,
         duckdb_path=database,
         csv_formulas=csv_formulas,
         lock_timeout=timeout,
         on_lock_wait=on_lock_wait,
-        events_path=events_source(options.get("events")),
+        events_path=events_source(chosen.events),
         table_format=table_format,
-        ratings_period=options.get("ratings_period"),
-        engine=chosen,
+        ratings_period=chosen.ratings_period,
+        engine=where,
         ratings_none=ratings_none(ratings),
     )

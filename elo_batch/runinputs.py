@@ -13,7 +13,8 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import guards, sanity
-from elo_batch.config import PeriodBy, RunConfig
+from elo_batch.choices import PeriodBy
+from elo_batch.config import RunConfig
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import StrictRejectError, option

@@ -19,14 +19,14 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import sanity
+from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts, PeriodResult, rate_periods
 from elo_batch.guards import Reason, rejected_reasons
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
-from elo_batch.outputs.formulas import CsvFormulas
-from elo_batch.outputs.writers import Format, check_writable
+from elo_batch.outputs.writers import check_writable
 from elo_batch.runinputs import Engine as Engine
 from elo_batch.runinputs import check_rating_source as check_rating_source
 from elo_batch.runinputs import check_strict as check_strict

@@ -12,12 +12,12 @@ from typing import Any
 import polars as pl
 
 from elo_batch import __version__
+from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import PeriodResult
 from elo_batch.inputs.readers import InputFile
 from elo_batch.outputs import delta, objectstore, warehouse
-from elo_batch.outputs.formulas import CsvFormulas
-from elo_batch.outputs.writers import Format, write_period
+from elo_batch.outputs.writers import write_period
 
 
 def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame]:

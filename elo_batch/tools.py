@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import BinaryIO, Literal, get_args
 
 from elo_batch.apiargs import choice_arg, path_arg
-from elo_batch.config import RunConfig, check_k, parse_periods
+from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, Rounding, RulesName
+from elo_batch.config import check_k, parse_periods
 from elo_batch.engine import calculator
 from elo_batch.engine.calculator import GameResult, TournamentResult
 from elo_batch.errors import UsageError, option
@@ -22,8 +23,8 @@ from elo_batch.formats.trf import read_trf
 from elo_batch.inputs.encoding import decode_text
 from elo_batch.inputs.gamesfile import write_games
 from elo_batch.inputs.paths import unreadable
-from elo_batch.outputs.formulas import CsvFormulas
-from elo_batch.rules.sets import ListKind, RuleSet
+from elo_batch.options import RunOptions
+from elo_batch.rules.sets import RuleSet
 
 
 def rate_game(
@@ -34,11 +35,11 @@ def rate_game(
     k: int | None = None,
     k_b: int | None = None,
     period: str | None = None,
-    rules: Literal["fide", "elo"] = "fide",
+    rules: RulesName = "fide",
     rule_set: str | None = None,
-    expected: Literal["table", "formula"] | None = None,
-    cap_400: Literal["auto", "always", "never"] = "auto",
-    rounding: Literal["period", "game", "none"] | None = None,
+    expected: Expected | None = None,
+    cap_400: CapChoice = "auto",
+    rounding: Rounding | None = None,
 ) -> GameResult:
     """One game, as ``elo-batch game`` shows it: both players' expected score, change and new rating.
 
@@ -89,12 +90,12 @@ def rate_tournament(
     *,
     k: int | None = None,
     period: str | None = None,
-    rules: Literal["fide", "elo"] = "fide",
+    rules: RulesName = "fide",
     rule_set: str | None = None,
-    expected: Literal["table", "formula"] | None = None,
-    cap_400: Literal["auto", "always", "never"] = "auto",
+    expected: Expected | None = None,
+    cap_400: CapChoice = "auto",
     rule_700: bool | None = None,
-    rounding: Literal["period", "game", "none"] | None = None,
+    rounding: Rounding | None = None,
 ) -> TournamentResult:
     """One player's event, as ``elo-batch tournament`` shows it: each game's K x (score - expected), their
     sum rounded once, the performance rating.
@@ -152,18 +153,19 @@ def rate_tournament(
 
 def _calculator_rules(
     period: str | None,
-    rules: str,
+    rules: RulesName,
     rule_set: str | None,
-    expected: str | None,
-    cap_400: str,
-    rounding: str | None,
+    expected: Expected | None,
+    cap_400: CapChoice,
+    rounding: Rounding | None,
     rule_700: bool | None = None,
 ) -> RuleSet:
     """The rule set of a calculator: the rules in force for ``period`` (default: this month), with overrides."""
     month = period if period is not None else dt.date.today().strftime("%Y-%m")
-    config = RunConfig.from_options(
-        month, rules=rules, rule_set=rule_set, expected=expected, cap_400=cap_400, rule_700=rule_700, rounding=rounding
+    chosen = RunOptions(
+        rules=rules, rule_set=rule_set, expected=expected, cap_400=cap_400, rule_700=rule_700, rounding=rounding
     )
+    config = chosen.config(month)
     if len(config.periods) != 1:
         raise UsageError(f"{month!r} is a range of periods", option="period", hint="give one month, YYYY-MM.")
     return config.rules_for(config.periods[0])

@@ -24,7 +24,7 @@ CLI_ALLOWED = {
     "elo_batch.outputs.objectstore": {"local_path"},  # the chart's PNG may be a file: URL
     "elo_batch.interrupts": {"Terminated", "clear", "record", "stopping"},  # the signal handler records signals
 }
-CLI_FREE = ("elo_batch.errors", "elo_batch.columns")
+CLI_FREE = ("elo_batch.errors", "elo_batch.columns", "elo_batch.choices", "elo_batch.options")  # contract and options
 
 
 def _name(path: Path) -> str:

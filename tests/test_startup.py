@@ -50,7 +50,10 @@ def test_the_command_line_sets_polars_allocator_options_before_polars_loads() ->
 
     code = "from elo_batch.cli.app import console\nassert console(['--version']) == 0"
     options, loaded = _allocator_options(code, {})
-    assert (options, loaded) == ("dirty_decay_ms:30000,muzzy_decay_ms:30000", [])  # set, and polars not yet read it
+    assert (options, loaded) == (
+        "dirty_decay_ms:30000,muzzy_decay_ms:30000,oversize_threshold:65536",
+        [],
+    )  # set, and polars not yet read it
     assert options == ALLOCATOR_OPTIONS
     # the user's own options are kept; importing the library alone changes nothing
     assert _allocator_options(code, {"_RJEM_MALLOC_CONF": "narenas:1"})[0] == "narenas:1"

@@ -15,12 +15,10 @@ from elo_batch.cli.calcview import game_json, render_game, render_tournament, to
 from elo_batch.cli.guard import guard
 from elo_batch.cli.options import (
     CalcPeriodOption,
-    CapChoice,
     CapOpt,
     ExpectedOpt,
     JsonOption,
     RoundingOpt,
-    Rules,
     RuleSetOpt,
     RulesOpt,
 )
@@ -36,11 +34,11 @@ def game_command(
         int | None, typer.Option("--k", min=1, max=100, help="A's K (also B's unless --k-b); default 20.")
     ] = None,
     k_b: Annotated[int | None, typer.Option("--k-b", min=1, max=100, help="B's K (default: A's).")] = None,
-    rules: RulesOpt = Rules.fide,
+    rules: RulesOpt = "fide",
     rule_set: RuleSetOpt = None,
     period: CalcPeriodOption = None,
     expected: ExpectedOpt = None,
-    cap_400: CapOpt = CapChoice.auto,
+    cap_400: CapOpt = "auto",
     rounding: RoundingOpt = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -54,11 +52,11 @@ def game_command(
             k=k,
             k_b=k_b,
             period=period,
-            rules=rules.value,  # type: ignore[arg-type]
+            rules=rules,
             rule_set=rule_set,
-            expected=expected.value if expected else None,  # type: ignore[arg-type]
-            cap_400=cap_400.value,  # type: ignore[arg-type]
-            rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+            expected=expected,
+            cap_400=cap_400,
+            rounding=rounding,
         )
         typer.echo(json.dumps(game_json(answer), indent=2) if as_json else render_game(answer))
 
@@ -72,11 +70,11 @@ def tournament_command(
         str | None,
         typer.Option(help="File of lines 'opponent_rating | result' (default: read them from standard input)."),
     ] = None,
-    rules: RulesOpt = Rules.fide,
+    rules: RulesOpt = "fide",
     rule_set: RuleSetOpt = None,
     period: CalcPeriodOption = None,
     expected: ExpectedOpt = None,
-    cap_400: CapOpt = CapChoice.auto,
+    cap_400: CapOpt = "auto",
     no_700_rule: Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K when K x n > 700.")] = False,
     rounding: RoundingOpt = None,
     as_json: JsonOption = False,
@@ -89,12 +87,12 @@ def tournament_command(
             sys.stdin.buffer if results is None else Path(results),
             k=k,
             period=period,
-            rules=rules.value,  # type: ignore[arg-type]
+            rules=rules,
             rule_set=rule_set,
-            expected=expected.value if expected else None,  # type: ignore[arg-type]
-            cap_400=cap_400.value,  # type: ignore[arg-type]
+            expected=expected,
+            cap_400=cap_400,
             rule_700=False if no_700_rule else None,
-            rounding=rounding.value if rounding else None,  # type: ignore[arg-type]
+            rounding=rounding,
         )
         typer.echo(json.dumps(tournament_json(answer), indent=2) if as_json else render_tournament(answer))
 

@@ -9,12 +9,11 @@ from typing import Annotated
 import typer
 
 import elo_batch
+from elo_batch.choices import ListKind
 from elo_batch.cli.guard import guard
 from elo_batch.cli.options import (
-    CsvFormulasChoice,
     CsvFormulasOpt,
     ImportOut,
-    ListChoice,
 )
 
 import_app = typer.Typer(
@@ -34,12 +33,12 @@ def _report(lines: tuple[str, ...], out: str, rows: int) -> None:
 def import_pgn_command(
     files: Annotated[list[str], typer.Argument(help="PGN files or zip archives of PGN files.", show_default=False)],
     out: ImportOut,
-    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
+    csv_formulas: CsvFormulasOpt = "escape",
 ) -> None:
     """PGN games: FideId tags as ids (names only without one, flagged), Elo tags as game ratings; forfeits marked."""
 
     def work() -> None:
-        imported = elo_batch.import_pgn(files, out, csv_formulas=csv_formulas.value)  # type: ignore[arg-type]
+        imported = elo_batch.import_pgn(files, out, csv_formulas=csv_formulas)
         _report(imported.lines, out, imported.rows)
 
     guard(work)
@@ -52,12 +51,12 @@ def import_trf_command(
     period: Annotated[
         str | None, typer.Option(help="YYYY-MM for games whose round has no date on line 132.", show_default=False)
     ] = None,
-    csv_formulas: CsvFormulasOpt = CsvFormulasChoice.escape,
+    csv_formulas: CsvFormulasOpt = "escape",
 ) -> None:
     """TRF player lines (001) as games, each once; forfeits marked, byes counted (they are not games)."""
 
     def work() -> None:
-        imported = elo_batch.import_trf(file, out, period=period, csv_formulas=csv_formulas.value)  # type: ignore[arg-type]
+        imported = elo_batch.import_trf(file, out, period=period, csv_formulas=csv_formulas)
         _report(imported.lines, imported.written, imported.rows)
 
     guard(work)
@@ -71,14 +70,14 @@ def import_fide_list_command(
         typer.Option("-o", "--out", help="Rating list to write: .parquet or .csv (or s3://).", show_default=False),
     ],
     list_kind: Annotated[
-        ListChoice | None,
+        ListKind | None,
         typer.Option("--list", help="Which rating of a combined list (default standard); a single list's own."),
     ] = None,
 ) -> None:
     """FIDE's rating list (TXT or XML, zipped or not) as a --ratings list; FIDE's flag (i: inactive) passes through."""
 
     def work() -> None:
-        imported = elo_batch.import_fide_list(file, out, list_kind=list_kind.value if list_kind else None)  # type: ignore[arg-type]
+        imported = elo_batch.import_fide_list(file, out, list_kind=list_kind)
         print("\n".join(imported.lines), file=sys.stderr)
         print(f"  written: {imported.written} ({imported.rows} players)", file=sys.stderr)
 

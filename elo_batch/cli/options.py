@@ -7,53 +7,7 @@ from typing import Annotated
 
 import typer
 
-
-class Rules(StrEnum):
-    fide = "fide"
-    elo = "elo"
-
-
-class ExpectedChoice(StrEnum):
-    table = "table"
-    formula = "formula"
-
-
-class CapChoice(StrEnum):
-    auto = "auto"
-    always = "always"
-    never = "never"
-
-
-class RoundingChoice(StrEnum):
-    period = "period"
-    game = "game"
-    none = "none"
-
-
-class FormatChoice(StrEnum):
-    parquet = "parquet"
-    csv = "csv"
-
-
-class CsvFormulasChoice(StrEnum):
-    escape = "escape"
-    keep = "keep"
-
-
-class TableFormatChoice(StrEnum):
-    parquet = "parquet"
-    delta = "delta"
-
-
-class ListChoice(StrEnum):
-    standard = "standard"
-    rapid = "rapid"
-    blitz = "blitz"
-
-
-class PeriodByChoice(StrEnum):
-    date = "date"
-    event = "event"
+from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, PeriodBy, Rounding, RulesName
 
 
 class LogFormat(StrEnum):
@@ -84,7 +38,7 @@ RatingsPeriodOpt = Annotated[
 ]
 
 
-RulesOpt = Annotated[Rules, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
+RulesOpt = Annotated[RulesName, typer.Option(help="fide: FIDE regulations in force for the period; elo: classic Elo.")]
 
 
 RuleSetOpt = Annotated[
@@ -98,12 +52,10 @@ BandsOpt = Annotated[
 ]
 
 
-ListOpt = Annotated[ListChoice, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
+ListOpt = Annotated[ListKind, typer.Option("--list", help="Which FIDE list: standard, rapid or blitz.")]
 
 
-ExpectedOpt = Annotated[
-    ExpectedChoice | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")
-]
+ExpectedOpt = Annotated[Expected | None, typer.Option(help="Expected score: FIDE table 8.1.2 or the logistic formula.")]
 
 
 CapOpt = Annotated[CapChoice, typer.Option("--cap-400", help="400-point rule: auto (per rule set), always or never.")]
@@ -116,7 +68,7 @@ No700Opt = Annotated[bool, typer.Option("--no-700-rule", help="Do not reduce K w
 
 
 RoundingOpt = Annotated[
-    RoundingChoice | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
+    Rounding | None, typer.Option(help="period (round once), game (each game) or none (2 decimals).")
 ]
 
 
@@ -129,7 +81,7 @@ EventsOpt = Annotated[
 
 
 PeriodByOpt = Annotated[
-    PeriodByChoice,
+    PeriodBy,
     typer.Option(
         help="date: a game's period, else its date, decides its month; event: an event is rated whole, in "
         "its period, else by the closing date (B.02 7.1.3), with the ratings of its start."
@@ -141,7 +93,7 @@ LogFormatOpt = Annotated[LogFormat, typer.Option(help="Summary on stderr as text
 
 
 CsvFormulasOpt = Annotated[
-    CsvFormulasChoice,
+    CsvFormulas,
     typer.Option(
         "--csv-formulas",
         help="CSV output: escape (a quote before text cells a spreadsheet would run as formulas: = + - @) "

@@ -31,7 +31,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.config import PeriodBy
+from elo_batch.choices import PeriodBy
 from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
 from elo_batch.inputs.eventcells import TYPES
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA

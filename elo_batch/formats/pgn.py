@@ -38,11 +38,11 @@ import chess
 import chess.pgn
 import polars as pl
 
+from elo_batch.choices import CsvFormulas
 from elo_batch.errors import InputDataError
 from elo_batch.formats import pgnsource
 from elo_batch.inputs.gamesfile import GAMES_SCHEMA, spill_part, write_games
 from elo_batch.inputs.readers import unreadable
-from elo_batch.outputs.formulas import CsvFormulas
 
 _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",

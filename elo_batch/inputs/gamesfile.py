@@ -8,10 +8,10 @@ import uuid
 
 import polars as pl
 
+from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError, UsageError
 from elo_batch.outputs import objectstore
-from elo_batch.outputs.encode import Format, os_error, table_bytes, write_table
-from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.outputs.encode import os_error, table_bytes, write_table
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {

@@ -8,18 +8,18 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any
 
 import polars as pl
 
-from elo_batch.outputs.formulas import CsvFormulas, neutralise
+from elo_batch.choices import CsvFormulas, Format
+from elo_batch.outputs.formulas import neutralise
 
 try:
     import resource
 except ImportError:  # pragma: no cover - Windows
     resource = None  # type: ignore[assignment]
 
-Format = Literal["parquet", "csv"]
 #: Parquet settings: zstd at level 1 (files about 2 % larger than at the default level 3, written in
 #: half the compression time), column statistics for warehouse pruning.
 PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "statistics": True}

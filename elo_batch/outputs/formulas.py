@@ -19,14 +19,12 @@ No file handling here: expressions and frames only.
 from __future__ import annotations
 
 import re
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import polars as pl
 
 from elo_batch import columns as c
 
-#: ``escape`` (the default) or ``keep`` (cells as they are: the opt-out).
-CsvFormulas = Literal["escape", "keep"]
 #: Columns of player ids: never escaped (compared as text, they must read back as written).
 ID_COLUMNS = frozenset({c.PLAYER_ID, c.OPPONENT_ID, c.WHITE_ID, c.BLACK_ID})
 #: A text a spreadsheet would take for a formula.

@@ -33,9 +33,9 @@ from urllib.parse import urlsplit
 import polars as pl
 
 from elo_batch import interrupts
+from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError, UsageError
-from elo_batch.outputs.encode import Format, table_bytes
-from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.outputs.encode import table_bytes
 
 _URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
 TABLES = ("ratings", "audit", "rejected")

@@ -26,12 +26,12 @@ from typing import Any, Protocol
 
 import polars as pl
 
+from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError, option
 from elo_batch.outputs import objectstore, outlock
 from elo_batch.outputs.atomic import FolderSwap
 from elo_batch.outputs.deltafiles import check_format
-from elo_batch.outputs.encode import Format, write_table
-from elo_batch.outputs.formulas import CsvFormulas
+from elo_batch.outputs.encode import write_table
 
 TABLES = ("ratings", "audit", "rejected")
 

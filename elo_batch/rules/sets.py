@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from elo_batch.choices import Expected, ListKind, Rounding
 from elo_batch.errors import UsageError, option
 
-Expected = Literal["table", "formula"]
 Cap = Literal["exempt-2650", "always", "once-per-event", "never"]
-Rounding = Literal["period", "game", "none"]
-ListKind = Literal["standard", "rapid", "blitz"]
 KRuleName = Literal["fide", "fixed"]
 
 #: First period (month of play) rated under a supported FIDE rule set: the earliest set with a source for

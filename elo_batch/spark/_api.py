@@ -10,21 +10,22 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
 
 from elo_batch import api, apiargs, guards, runner, sanity
-from elo_batch.config import RunConfig
+from elo_batch.config import CHUNK_ROWS, RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
-from elo_batch.inputs.readers import FrameInput, InputFile, check_encoding
+from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
 from elo_batch.spark import _arrow, _events
@@ -33,10 +34,6 @@ from elo_batch.spark._period import rate_periods as rate_spark_periods
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
-
-#: The options of the local API that mean something here (``chunk_rows`` does not: Spark's partitions
-#: are the chunks); ``encoding`` applies to a rating list given as a CSV file.
-OPTIONS = tuple(name for name in apiargs.OPTIONS if name != "chunk_rows")
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,9 +76,9 @@ def rate_period(
     games: DataFrame,
     *,
     period: str,
-    ratings: DataFrame | api.Source | apiargs.NotGiven | None = apiargs.NOT_GIVEN,
-    rules: Literal["fide", "elo"] = "fide",
-    **options: Unpack[api.Options],
+    ratings: DataFrame | api.Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[api.Options],
 ) -> SparkPeriodResult:
     """Rate one month of play on Spark: :func:`elo_batch.rate_period` for a Spark frame of games.
 
@@ -96,9 +93,9 @@ def rate_period(
             polars DataFrame or LazyFrame, a pyarrow Table, or paths; None: no list (ratings from the game
             rows); not passed: as None, but refused when no game row of the period carries a rating
             (:class:`~elo_batch.errors.NoRatingSourceError`), as :func:`elo_batch.rate_period` does.
-        rules: ``fide`` or ``elo``.
-        **options: As :class:`elo_batch.api.Options`, but ``chunk_rows`` (Spark's partitions are the
-            chunks); ``events`` may be a Spark DataFrame too (collected: one row per event).
+        options, keywords: As for :func:`elo_batch.rate_period`, but ``chunk_rows`` (Spark's partitions
+            are the chunks); ``encoding`` applies to a rating list given as a CSV file; ``events`` may be
+            a Spark DataFrame too (collected: one row per event).
 
     Returns:
         The period's new list, audit and rejected rows as Spark frames, its counts and warnings.
@@ -109,22 +106,22 @@ def rate_period(
         InputMissingError: the rating list's file is missing.
         InputDataError: an input cannot be rated as given (as :func:`elo_batch.rate_period`).
     """
-    _check_options("elo_batch.spark.rate_period", options)
-    config = apiargs.config_of(apiargs.given(period, "period"), rules, options)
+    chosen = _options("elo_batch.spark.rate_period", options, keywords)
+    config = chosen.config(apiargs.given(period, "period"))
     if len(config.periods) != 1:
         raise UsageError(
             f"{period!r} is a range of periods", option="period", hint="give one month YYYY-MM, or use rate_periods()."
         )
-    return next(_rate(games, ratings, config, options))
+    return next(_rate(games, ratings, config, chosen))
 
 
 def rate_periods(
     games: DataFrame,
     *,
     periods: str,
-    ratings: DataFrame | api.Source | apiargs.NotGiven | None = apiargs.NOT_GIVEN,
-    rules: Literal["fide", "elo"] = "fide",
-    **options: Unpack[api.Options],
+    ratings: DataFrame | api.Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[api.Options],
 ) -> Iterator[SparkPeriodResult]:
     """Rate a range of months on Spark, each from the list the previous month produced
     (:func:`elo_batch.rate_periods` for a Spark frame of games).
@@ -133,7 +130,7 @@ def rate_periods(
     rated when the iterator reaches it.
 
     Args:
-        games, ratings, rules, options: As :func:`rate_period`.
+        games, ratings, options, keywords: As :func:`rate_period`.
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
 
     Returns:
@@ -142,10 +139,8 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
-    _check_options("elo_batch.spark.rate_periods", options)
-    return _rate(
-        games, ratings, apiargs.config_of(apiargs.given(periods, "periods"), rules, options, name="periods"), options
-    )
+    chosen = _options("elo_batch.spark.rate_periods", options, keywords)
+    return _rate(games, ratings, chosen.config(apiargs.given(periods, "periods"), name="periods"), chosen)
 
 
 def write_period(
@@ -166,19 +161,21 @@ def write_period(
     return api.write_period(result.local, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
 
 
-def _check_options(function: str, options: api.Options) -> None:
-    """Refuse what the Spark engine cannot do, naming the option; then unknown options (TypeError).
+def _options(function: str, options: RunOptions | None, keywords: Mapping[str, object]) -> RunOptions:
+    """The options of a call (see :func:`elo_batch.apiargs.run_options`), refusing first what the Spark
+    engine cannot do, naming the option.
 
     Raises:
         UsageError: ``chunk_rows`` (Spark's partitions are the chunks).
+        TypeError: an unknown option.
     """
-    if "chunk_rows" in options:
+    if "chunk_rows" in keywords or (options is not None and options.chunk_rows != CHUNK_ROWS):
         raise UsageError(
             f"{option('chunk_rows')} does not apply to the Spark engine: Spark's partitions are the chunks",
             option="chunk_rows",
             hint="leave it out; repartition the games frame to change the chunks.",
         )
-    apiargs.check_options(function, options, OPTIONS)
+    return apiargs.run_options(function, options, keywords, leave_out=("chunk_rows",))
 
 
 def require_spark() -> None:
@@ -196,7 +193,7 @@ def require_spark() -> None:
 
 
 def _rate(
-    games: DataFrame, ratings: DataFrame | api.Source | apiargs.NotGiven | None, config: RunConfig, options: api.Options
+    games: DataFrame, ratings: DataFrame | api.Source | NotGiven | None, config: RunConfig, options: RunOptions
 ) -> Iterator[SparkPeriodResult]:
     """Check the list, the rule sets and the games now; rate the periods as the iterator is advanced."""
     require_spark()
@@ -205,18 +202,14 @@ def _rate(
     if not isinstance(games, SparkFrame):
         raise TypeError(f"games must be a Spark DataFrame, not {type(games).__name__} (use elo_batch.rate_period)")
     started = dt.datetime.now(dt.UTC)
-    encoding = options.get("encoding")
-    source_name = options.get("source_name")
-    if source_name is not None and not isinstance(source_name, str):
-        raise TypeError(f"source_name must be text or None, not {type(source_name).__name__}")
-    check_encoding(encoding)
+    encoding, source_name = options.encoding, options.source_name
     rule_sets = [config.rules_for(period) for period in config.periods]
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
-    ratings_period = options.get("ratings_period")
+    ratings_period = options.ratings_period
     tablelist.check(ratings, ratings_period, config.periods)
     rating_list, list_info = _load_list(ratings, fractional, encoding, config, ratings_period)
-    events, events_info = _load_events(options.get("events"), encoding)
-    frame = apiargs.bands_frame(options)
+    events, events_info = _load_events(options.events, encoding)
+    frame = options.bands_frame()
     bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
     checked = check_games(games, source_name=source_name, fractional=fractional)
     checked = _events.settle(checked, events, config.period_by, events_info)
@@ -262,7 +255,7 @@ def _periods(
 
 
 def _load_list(
-    ratings: DataFrame | api.Source | apiargs.NotGiven | None,
+    ratings: DataFrame | api.Source | NotGiven | None,
     fractional: bool,
     encoding: str | None,
     config: RunConfig,
@@ -270,7 +263,7 @@ def _load_list(
 ) -> tuple[pl.DataFrame | None, InputFile | None]:
     """The list in force, read and checked on the driver as :func:`elo_batch.runner.load_inputs` reads it
     (a Spark frame is collected: one row per player; a ratings table's period with ``ratings_period``)."""
-    if ratings is None or isinstance(ratings, apiargs.NotGiven):
+    if ratings is None or isinstance(ratings, NotGiven):
         return None, None
     source: Any
     if _is_spark(ratings):

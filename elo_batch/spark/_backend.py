@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from elo_batch.config import PeriodBy, RunConfig
+from elo_batch.choices import PeriodBy
+from elo_batch.config import RunConfig
 from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import InternalError, UsageError, option
 from elo_batch.inputs.readers import FrameInput, InputFile, expand_paths

@@ -20,7 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
-from elo_batch.config import PeriodBy
+from elo_batch.choices import PeriodBy
 from elo_batch.engine import events as ev
 from elo_batch.inputs.readers import InputFile
 from elo_batch.spark import _arrow

@@ -1,0 +1,217 @@
+"""The options of a run, defined once: :class:`RunOptions`.
+
+How a run reads, checks and rates its games; what the API's keywords build (``rate_period(games,
+period=..., rounding="game")`` is ``rate_period(games, period=..., options=RunOptions(rounding="game"))``),
+what the CLI's flags of ``run`` and ``validate`` map onto (``elo_batch.cli.runcmd.run_options``), and
+what a run's config (:class:`elo_batch.config.RunConfig`, the manifest's ``options``) is made from. Each
+choice is one Literal: of the rule sets (:mod:`elo_batch.rules.sets`) or of the run
+(:mod:`elo_batch.config`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, get_args
+
+from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
+from elo_batch.config import CHUNK_ROWS, MAX_K, RunConfig, check_whole, parse_max_rejected
+from elo_batch.errors import UsageError
+from elo_batch.inputs.encoding import check_encoding
+
+if TYPE_CHECKING:  # polars is imported by a caller that hands over one of its frames (a calculator never)
+    import polars as pl
+    import pyarrow as pa
+
+
+class NotGiven(enum.Enum):
+    """The default of ``ratings``: not passed. The run then needs a rating on a game row of its periods
+    (:class:`~elo_batch.errors.NoRatingSourceError` otherwise); ``ratings=None`` says there is no list."""
+
+    NOT_GIVEN = "NOT_GIVEN"
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+#: ``ratings`` not passed (see :class:`NotGiven`).
+NOT_GIVEN: Final = NotGiven.NOT_GIVEN
+
+
+#: The options of a run (:class:`RunOptions`) that make its config (:class:`elo_batch.config.RunConfig`).
+CONFIG_FIELDS = (
+    "rules", "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows",
+    "max_rejected", "period_by",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How a run reads, checks and rates its games: every option of ``run`` and ``validate`` but the
+    periods, the inputs and where the outputs go. Each value is checked when the options are made.
+
+    Attributes:
+        rules: ``fide`` (the FIDE regulations in force for each period) or ``elo`` (classic Elo).
+        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
+        list_kind: ``standard``, ``rapid`` or ``blitz`` (the CLI's ``--list``).
+        expected: ``table`` (FIDE table 8.1.2) or ``formula`` (logistic); None: the rule set's.
+        cap_400: The 400-point rule (B.02 8.3.1): ``auto`` (per rule set), ``always`` or ``never``.
+        k: One K for every player (1 to :data:`elo_batch.config.MAX_K`); None: the K rules (B.02 8.3.3).
+        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``); None: the rule set's.
+        rounding: ``period`` (round once, B.02 8.3.4), ``game`` (each game) or ``none`` (2 decimals);
+            None: the rule set's.
+        strict: Fail (exit 65), writing nothing, when any row of the periods is rejected.
+        max_rejected: Fail (exit 65), writing nothing, when more rows are rejected than this: a number of
+            rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``); normalised to an
+            int or ``"P%"``. None: every row rejected fails, unless ``strict``.
+        chunk_rows: Parquet inputs and LazyFrames of more game rows than this are read and rated in
+            chunks of at most this many rows.
+        period_by: ``date`` (a game's period, else its date, decides its month) or ``event`` (an event is
+            rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
+        bands: The band table of the new list's ``band``: a CSV or Parquet path, or a polars DataFrame
+            with columns ``band`` and ``min_rating``; None: ``elo_batch/rules/bands.csv``.
+        encoding: Force the text encoding of CSV inputs; None: detect it.
+        source_name: What the rows of a games frame get in ``source_file``; None: null.
+        events: The events, one row per ``event_id``: a table (polars, pyarrow; the Spark engine also
+            takes a Spark DataFrame) or a CSV/Parquet path.
+        ratings_period: ``ratings`` is a ratings table elo-batch wrote: take the list of this period
+            (``YYYY-MM``); None: the month before the first period rated.
+
+    Raises:
+        UsageError: a value that is not one of its option's choices or of its type, or an encoding
+            Python does not know, naming the option.
+        TypeError: ``bands`` neither a path nor a polars DataFrame, ``source_name`` not text.
+
+    >>> RunOptions(rounding="game", max_rejected="2.50%").max_rejected
+    '2.5%'
+    """
+
+    rules: RulesName = "fide"
+    rule_set: str | None = None
+    list_kind: ListKind = "standard"
+    expected: Expected | None = None
+    cap_400: CapChoice = "auto"
+    k: int | None = None
+    rule_700: bool | None = None
+    rounding: Rounding | None = None
+    strict: bool = False
+    max_rejected: int | str | None = None
+    chunk_rows: int = CHUNK_ROWS
+    period_by: PeriodBy = "date"
+    bands: str | pl.DataFrame | None = None
+    encoding: str | None = None
+    source_name: str | None = None
+    events: pl.DataFrame | pl.LazyFrame | pa.Table | str | None = None
+    ratings_period: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, choices in _CHOICES.items():
+            _choice(name, getattr(self, name), choices)
+        check_whole("k", self.k, 1, MAX_K, optional=True)
+        check_whole("chunk_rows", self.chunk_rows, 1, None)
+        _flag("strict", self.strict, optional=False)
+        _flag("rule_700", self.rule_700, optional=True)
+        if self.rule_set is not None and not isinstance(self.rule_set, str):
+            raise UsageError(
+                f"{self.rule_set!r} is not a rule set name", option="rule_set", hint="give its name as text."
+            )
+        if self.source_name is not None and not isinstance(self.source_name, str):
+            raise TypeError(f"source_name must be text or None, not {type(self.source_name).__name__}")
+        check_encoding(self.encoding)
+        if self.max_rejected is not None:
+            object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
+        for name in ("bands", "events"):
+            value = getattr(self, name)
+            if isinstance(value, os.PathLike):
+                object.__setattr__(self, name, os.fspath(value))
+        if self.bands is not None and not isinstance(self.bands, str) and not _is_frame(self.bands):
+            raise TypeError(f"bands must be a path or a polars DataFrame, not {type(self.bands).__name__}")
+
+    def config(self, periods: str | None, *, name: str = "period") -> RunConfig:
+        """The run's config for ``periods`` (one month ``YYYY-MM`` or a range; None: no period, as
+        ``validate`` checks every row); a bad period's error names the parameter it came in (``name``).
+
+        Raises:
+            UsageError: ``periods`` is not a month or a range of months.
+        """
+        chosen = {field: getattr(self, field) for field in CONFIG_FIELDS}
+        bands = self.bands if isinstance(self.bands, str) else None
+        try:
+            return RunConfig.from_options(periods, bands=bands, **chosen)
+        except UsageError as exc:
+            if exc.option == "period" and name != "period":
+                exc.option = name
+                exc.args = (exc.render(),)
+            raise
+
+    def bands_frame(self) -> pl.DataFrame | None:
+        """The band table when it was given as a frame (a path goes through the run's config)."""
+        return self.bands if _is_frame(self.bands) else None  # type: ignore[return-value]
+
+    @classmethod
+    def of(
+        cls, function: str, base: RunOptions | None, keywords: Mapping[str, Any], allowed: tuple[str, ...] | None = None
+    ) -> RunOptions:
+        """The options of an API call: ``base`` (the ``options=`` argument; None: the defaults) with the
+        keywords given beside it replacing its fields.
+
+        Args:
+            function: The function called, for the messages.
+            base: The options passed whole, or None.
+            keywords: The options passed as keywords (``rules`` among them).
+            allowed: The keywords ``function`` takes (None: every field).
+
+        Raises:
+            TypeError: a keyword that is not an option of ``function``, or ``base`` not a RunOptions.
+            UsageError: a bad value (see :class:`RunOptions`).
+        """
+        names = allowed if allowed is not None else FIELDS
+        unknown = [name for name in keywords if name not in names]
+        if unknown:
+            raise TypeError(
+                f"{function}() got unknown option(s) {', '.join(map(repr, unknown))}; "
+                f"the options are: {', '.join(names)}"
+            )
+        if base is None:
+            return cls(**keywords)
+        if not isinstance(base, RunOptions):
+            raise TypeError(f"options must be a RunOptions, not {type(base).__name__}")
+        return dataclasses.replace(base, **keywords) if keywords else base
+
+
+#: Every option, in the order of :class:`RunOptions`.
+FIELDS = tuple(field.name for field in dataclasses.fields(RunOptions))
+_CHOICES = {
+    name: get_args(kind)
+    for name, kind in (
+        ("rules", RulesName), ("list_kind", ListKind), ("expected", Expected), ("cap_400", CapChoice),
+        ("rounding", Rounding), ("period_by", PeriodBy),
+    )
+}  # fmt: skip
+_OPTIONAL_CHOICES = ("expected", "rounding")
+
+
+def _is_frame(value: object) -> bool:
+    """``value`` is a polars DataFrame (there is none unless polars was imported)."""
+    polars = sys.modules.get("polars")
+    return polars is not None and isinstance(value, polars.DataFrame)
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value is None and name in _OPTIONAL_CHOICES:
+        return
+    if not isinstance(value, str) or value not in choices:
+        raise UsageError(
+            f"{value!r} is not one of {', '.join(map(repr, choices))}",
+            option=name,
+            hint=f"use one of {', '.join(choices)}.",
+        )
+
+
+def _flag(name: str, value: object, *, optional: bool) -> None:
+    if not isinstance(value, bool) and not (optional and value is None):
+        raise UsageError(f"{value!r} is not True or False", option=name, hint="give a bool.")
