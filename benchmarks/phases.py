@@ -56,16 +56,16 @@ def main() -> None:
     CPU["import polars"], WALL["import polars"] = time.process_time() - cpu, time.perf_counter() - wall
     cpu, wall = time.process_time(), time.perf_counter()
     importlib.import_module("elo_batch.api")  # what `run` imports
-    from elo_batch import runinputs, runoutputs
+    from elo_batch import pipeline, runinputs, runoutputs
     from elo_batch.cli.app import console
     from elo_batch.engine import period
     from elo_batch.outputs import encode
 
     CPU["import the rest"], WALL["import the rest"] = time.process_time() - cpu, time.perf_counter() - wall
     phases = (
-        (runinputs, "load_games", "read and check the games"),
+        (pipeline, "load_games", "read and check the games"),
         (runinputs, "load_rating_list", "read and check the list"),
-        (runinputs, "settle", "events"),
+        (pipeline, "settle", "events"),
         (period, "rate_period", "rate_period"),
         (period.prepass, "prepare", "  pre-pass"),
         (period.sums_kernel, "reduce_sums", "  sides and sums"),

@@ -18,7 +18,7 @@ from typing import Literal, Unpack
 
 import polars as pl
 
-from elo_batch import runner, sanity
+from elo_batch import pipeline, runner, sanity
 from elo_batch.apiargs import (
     Frame,
     Options,
@@ -36,9 +36,7 @@ from elo_batch.apiargs import (
 from elo_batch.config import RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
-from elo_batch.engine.period import rate_periods as rate_engine_periods
 from elo_batch.errors import UsageError
-from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import InputFile
 from elo_batch.job import run
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
@@ -46,6 +44,7 @@ from elo_batch.outputs import atomic, delta, objectstore
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runner import Progress, ValidationReport
+from elo_batch.runoutputs import write_result
 
 
 @dataclass(frozen=True, eq=False)
@@ -221,7 +220,7 @@ def write_period(
         objectstore.check_available(target)
     check_writable(target)
     inputs = result._written
-    return runner.write_result(
+    return write_result(
         target,
         result._result,
         files=inputs.files,
@@ -315,26 +314,20 @@ def _rate(
 ) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)
-    encoding = options.encoding
-    with runner.in_chunks(config):
-        loaded, rating_list, list_info = runner.load_inputs(
-            games_sources(games, options.source_name),
-            list_source(ratings),
-            config,
-            encoding,
-            events=events_source(options.events),
-            ratings_period=options.ratings_period,
-        )
-    notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
-        loaded, rating_list, list_info, config
+    sources = pipeline.Sources(
+        games=games_sources(games, options.source_name),
+        ratings=list_source(ratings),
+        ratings_none=ratings_none(ratings),
+        events=events_source(options.events),
+        ratings_period=options.ratings_period,
+        encoding=options.encoding,
+        bands=options.bands_frame(),
     )
-    runner.check_strict(loaded, config)
-    frame = options.bands_frame()
-    bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
-    if rating_list is None and not ratings_none(ratings):
-        runner.check_rating_source(loaded, config)
-    inputs = RunInputs(loaded.files, list_info, config, encoding, started)
-    results = rate_engine_periods(loaded, rating_list, config, bands=bands)
+    engine = pipeline.LocalEngine()
+    with runner.in_chunks(config):
+        checked = pipeline.check_inputs(sources, config, engine)
+    inputs = RunInputs(checked.games.files, checked.list_info, config, options.encoding, started)
+    results = pipeline.rate(checked, config, engine)
 
     def periods() -> Iterator[PeriodResult]:
         for _ in config.periods:
@@ -347,7 +340,7 @@ def _rate(
                 result.audit,
                 result.rejected,
                 result.counts,
-                notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None),
+                checked.warnings(result),
                 result.audit_rows,
                 inputs,
                 result,

@@ -15,14 +15,13 @@ from elo_batch import columns as c
 from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
-from elo_batch.engine.events import settle
 from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.inputs.validate import GamesInput, load_games
+from elo_batch.inputs.validate import GamesInput
 from elo_batch.outputs import objectstore
 from elo_batch.rules.bands import Bands
 from elo_batch.sanity import Alike
@@ -31,9 +30,10 @@ T = TypeVar("T")
 
 
 class Engine(Protocol):
-    """Where a run's games are read and its periods rated, when not here (the local engine: None): the
-    Spark engine, :class:`elo_batch.spark.SparkEngine`. Everything else (the list, the events file, the
-    checks, the writers, the lock) stays the runner's."""
+    """Where a run's games are read and checked and its periods rated: here
+    (:class:`elo_batch.pipeline.LocalEngine`) or on Spark (:class:`elo_batch.spark.SparkEngine`).
+    Everything else (the list, the events file, the checks, the writers, the lock) is the pipeline's
+    (:mod:`elo_batch.pipeline`)."""
 
     def load_games(
         self,
@@ -59,7 +59,7 @@ class Engine(Protocol):
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
         """Whether a game row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`."""
 
-    def alike_rows(self, periods: tuple[str, ...]) -> Alike | None:
+    def alike_rows(self, games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
         """Rows alike that may be one game entered twice, as :func:`elo_batch.sanity.alike_rows`."""
 
 
@@ -71,7 +71,8 @@ def load_inputs(
     out: str | None = None,
     ratings_period: str | None = None,
     events: str | FrameInput | None = None,
-    engine: Engine | None = None,
+    *,
+    engine: Engine,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
     any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
@@ -81,8 +82,8 @@ def load_inputs(
     may be ``file:`` URLs. Frames (the Python API) are read and checked as files are. With
     ``ratings_period`` (or a ratings table as the list: a Delta table, or hive ``period=YYYY-MM`` folders),
     the list is that period of the table (:mod:`elo_batch.inputs.tablelist`); a list a period of an
-    output wrote is checked against that period's manifest (:mod:`elo_batch.inputs.listchain`). With
-    ``engine``, the games are read and settled there.
+    output wrote is checked against that period's manifest (:mod:`elo_batch.inputs.listchain`). The
+    games are read and settled by ``engine``.
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -115,14 +116,14 @@ def load_inputs(
     # 0.31 -> 0.25 s); the games' error, if any, is raised first, as when they were read first.
     with concurrent.futures.ThreadPoolExecutor(1) as reader:
         listed = reader.submit(read_list)
-        games = (engine.load_games if engine is not None else load_games)(
+        games = engine.load_games(
             games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
         )
         rating_list, list_info = listed.result()
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
-    settled = (engine.settle if engine is not None else settle)(games, table, config.period_by, events_info)
+    settled = engine.settle(games, table, config.period_by, events_info)
     return settled, rating_list, list_info
 
 
@@ -169,15 +170,14 @@ def check_strict(games: GamesInput, config: RunConfig) -> None:
     sanity.check_rejected_limit(rejected_in_run(games, config.periods), games, config)
 
 
-def check_rating_source(games: GamesInput, config: RunConfig, engine: Engine | None = None) -> None:
+def check_rating_source(games: GamesInput, config: RunConfig, engine: Engine) -> None:
     """Refuse a run that names no rating list (nor ``--ratings none``) when no game row of its periods
-    carries a rating (the rows where they are: ``engine``'s, else here); see :mod:`elo_batch.guards`.
+    carries a rating (looked for where ``engine`` holds the rows); see :mod:`elo_batch.guards`.
 
     Raises:
         NoRatingSourceError: as said (exit 65); the caller must write nothing.
     """
-    found = engine.game_ratings_in if engine is not None else guards.game_ratings_in
-    guards.check_rating_source(config.periods, lambda: found(games, config.periods))
+    guards.check_rating_source(config.periods, lambda: engine.game_ratings_in(games, config.periods))
 
 
 def _fail_if_rejected(rejected: pl.DataFrame) -> None:

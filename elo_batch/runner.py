@@ -18,24 +18,16 @@ from typing import ParamSpec, TypeVar
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import sanity
+from elo_batch import pipeline, sanity
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
-from elo_batch.engine.period import Counts, PeriodResult, rate_periods
+from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.guards import Reason, rejected_reasons
-from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
-from elo_batch.runinputs import Engine as Engine
-from elo_batch.runinputs import check_rating_source as check_rating_source
-from elo_batch.runinputs import check_strict as check_strict
-from elo_batch.runinputs import input_warnings as input_warnings
-from elo_batch.runinputs import load_inputs as load_inputs
-from elo_batch.runinputs import rejected_in_run as rejected_in_run
-from elo_batch.runinputs import run_bands as run_bands
-from elo_batch.runoutputs import period_tables as period_tables
-from elo_batch.runoutputs import write_result as write_result
+from elo_batch.runinputs import Engine, rejected_in_run
+from elo_batch.runoutputs import write_result
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -244,37 +236,34 @@ def _run(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(
-        games_paths, ratings_path, config, encoding, out, ratings_period, events=events_path, engine=engine
+    where = engine if engine is not None else pipeline.LocalEngine()
+    sources = pipeline.Sources(
+        games=games_paths,
+        ratings=ratings_path,
+        ratings_none=ratings_none,
+        events=events_path,
+        ratings_period=ratings_period,
+        encoding=encoding,
     )
-    bands = load_bands(run_bands(config), encoding=encoding)
-    alike = engine.alike_rows if engine is not None else None  # the rows are the engine's
-    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(
-        games, rating_list, list_info, config, alike=alike
-    )
-    notes = repaired + notes
-    check_strict(games, config)
-    if rating_list is None and not ratings_none:
-        check_rating_source(games, config, engine)
+    checked = pipeline.check_inputs(sources, config, where, out=out)
+    checked = dataclasses.replace(checked, notes=repaired + checked.notes)
     check_writable(out)
     hold()
     delta.check_out(out, table_format, fmt)  # again under the lock: a run of the other format may have written
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = (engine.rate_periods if engine is not None else rate_periods)(games, rating_list, config, bands=bands)
+    results = pipeline.rate(checked, config, where)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
         progress(f"writing {period}", 2 + 2 * index, total)
         left_stale = stale if index == len(config.periods) - 1 else ()
-        warnings = (
-            notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None, stale=left_stale)
-        )
+        warnings = checked.warnings(result, stale=left_stale)
         outputs = write_result(
             out,
             result,
-            files=games.files,
-            list_info=list_info,
+            files=checked.games.files,
+            list_info=checked.list_info,
             config=config,
             output_options={
                 "format": fmt,
@@ -323,20 +312,24 @@ def validate(
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
     progress(f"reading {len(games_paths)} input(s)", 0, total)
-    games, rating_list, list_info = load_inputs(
-        games_paths, ratings_path, config, encoding, None, ratings_period, events=events_path
+    sources = pipeline.Sources(
+        games=games_paths,
+        ratings=ratings_path,
+        ratings_none=ratings_none,
+        events=events_path,
+        ratings_period=ratings_period,
+        encoding=encoding,
+        bands=bands,
     )
-    table = load_bands(bands if bands is not None else run_bands(config), encoding=encoding)
-    if rating_list is None and not ratings_none:
-        check_rating_source(games, config)
-    notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(games, rating_list, list_info, config)
+    engine = pipeline.LocalEngine()
+    checked = pipeline.check_inputs(sources, config, engine, strict=False)
+    games = checked.games
     summaries = []
-    results = rate_periods(games, rating_list, config, bands=table)
+    results = pipeline.rate(checked, config, engine)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + index, total)
         result = next(results)
-        period_notes = sanity.period_notes(result, list_given=rating_list is not None)
-        summaries.append(_summary(result, notes + result.warnings + period_notes, {}))
+        summaries.append(_summary(result, checked.warnings(result), {}))
     progress("done", total, total)
     usable = games.rows.lazy().group_by(c.PERIOD).len().sort(c.PERIOD).collect(engine="streaming")
     return ValidationReport(
@@ -345,7 +338,7 @@ def validate(
         rejected=rejected_in_run(games, config.periods) if config.periods else games.rejected,
         periods=tuple(summaries),
         usable_by_period={} if config.periods else dict(usable.iter_rows()),
-        warnings=notes,
+        warnings=checked.notes,
     )
 
 

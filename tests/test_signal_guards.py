@@ -190,13 +190,13 @@ def test_a_signal_under_json_logs_is_one_json_error_line(tmp_path, signum, code,
     """With ``--log-format json`` every stderr line is a JSON object, the signal's own line too (it was
     the text line ``elo-batch: interrupted; ...``)."""
     games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
-    driver = (  # the signal arrives while the run rates: runner.rate_periods sends it first
+    driver = (  # the signal arrives while the run rates: pipeline.rate sends it first
         "import os, sys\n"
-        "from elo_batch import runner\n"
+        "from elo_batch import pipeline\n"
         "from elo_batch.cli import app\n"
-        "real = runner.rate_periods\n"
+        "real = pipeline.rate\n"
         f"def stopped(*a, **k):\n    os.kill(os.getpid(), {int(signum)})\n    return real(*a, **k)\n"
-        "runner.rate_periods = stopped\n"
+        "pipeline.rate = stopped\n"
         "sys.exit(app.console(sys.argv[1:]))\n"
     )
     args = [str(games), "--period", "2025-11", "--ratings", "none", "--out", str(tmp_path / "out")]

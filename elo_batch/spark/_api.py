@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
 
-from elo_batch import api, apiargs, guards, runner, sanity
+from elo_batch import api, apiargs, guards, sanity
 from elo_batch.config import CHUNK_ROWS, RunConfig
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
@@ -28,6 +28,7 @@ from elo_batch.inputs.readers import FrameInput, InputFile
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
+from elo_batch.runinputs import check_strict, input_warnings, run_bands
 from elo_batch.spark import _arrow, _events
 from elo_batch.spark._check import SparkGames, alike_rows, check_games
 from elo_batch.spark._period import rate_periods as rate_spark_periods
@@ -210,14 +211,14 @@ def _rate(
     rating_list, list_info = _load_list(ratings, fractional, encoding, config, ratings_period)
     events, events_info = _load_events(options.events, encoding)
     frame = options.bands_frame()
-    bands = load_bands(frame if frame is not None else runner.run_bands(config), encoding=encoding)
+    bands = load_bands(frame if frame is not None else run_bands(config), encoding=encoding)
     checked = check_games(games, source_name=source_name, fractional=fractional)
     checked = _events.settle(checked, events, config.period_by, events_info)
     loaded = checked.games
-    notes = runner.input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
+    notes = input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
         loaded, rating_list, list_info, config, alike=lambda periods: alike_rows(checked, periods)
     )
-    runner.check_strict(loaded, config)
+    check_strict(loaded, config)
     if rating_list is None and not apiargs.ratings_none(ratings):
         guards.check_rating_source(config.periods, lambda: checked.game_ratings_in(config.periods))
     inputs = api.RunInputs(loaded.files, list_info, config, encoding, started)
@@ -261,7 +262,7 @@ def _load_list(
     config: RunConfig,
     ratings_period: str | None,
 ) -> tuple[pl.DataFrame | None, InputFile | None]:
-    """The list in force, read and checked on the driver as :func:`elo_batch.runner.load_inputs` reads it
+    """The list in force, read and checked on the driver as :func:`elo_batch.runinputs.load_inputs` reads it
     (a Spark frame is collected: one row per player; a ratings table's period with ``ratings_period``)."""
     if ratings is None or isinstance(ratings, NotGiven):
         return None, None

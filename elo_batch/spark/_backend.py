@@ -93,11 +93,9 @@ class SparkEngine:
         """Whether a game row of ``periods`` carries a rating (the run's guard on its rating source), on Spark."""
         return self._own(games).game_ratings_in(periods)
 
-    def alike_rows(self, periods: tuple[str, ...]) -> Alike | None:
+    def alike_rows(self, games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
         """Rows alike that may be one game entered twice, found on Spark (as :func:`elo_batch.sanity.alike_rows`)."""
-        if self._games is None:
-            raise InternalError("the games were not read by this engine", hint="please report it.")
-        return alike_rows(self._games, periods)
+        return alike_rows(self._own(games), periods)
 
     def _own(self, games: GamesInput) -> SparkGames:
         if self._games is None or self._games.games is not games:
