@@ -155,11 +155,3 @@ def test_a_file_that_does_not_parse_exits_65(package: Path) -> None:
 
     assert done.returncode == 65
     assert "broken.py, line 1" in done.stderr
-
-
-def test_doctests_of_the_script_pass() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "doctest", str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False
-    )
-
-    assert done.returncode == 0, done.stdout + done.stderr

@@ -75,11 +75,3 @@ def test_the_engine_importing_inputs_is_a_violation_and_inputs_to_outputs_is_sid
 def test_check_exits_1_on_a_cycle_or_violation(package: Path) -> None:
     assert _run(package).returncode == 0
     assert _run(package, "--check").returncode == 1
-
-
-def test_doctests_of_the_script_pass() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "doctest", str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False
-    )
-
-    assert done.returncode == 0, done.stdout + done.stderr

@@ -114,11 +114,3 @@ def test_compare_without_a_snapshot_exits_66(tmp_path: Path) -> None:
 
     assert done.returncode == 66
     assert "missing.json: no such file" in done.stderr
-
-
-def test_doctests_of_the_script_pass() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "doctest", str(SCRIPT)], capture_output=True, text=True, timeout=60, check=False
-    )
-
-    assert done.returncode == 0, done.stdout + done.stderr
