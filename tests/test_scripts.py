@@ -29,6 +29,20 @@ def test_cprofile_imports_with_the_scripts_folder_first_on_the_path(folder: str)
     assert done.returncode == 0, done.stderr
 
 
+#: The scripts whose docstrings hold examples (doctests run on the package only, by pyproject).
+DOCTESTED = ("function_lengths.py", "import_layers.py", "output_snapshot.py")
+
+
+@pytest.mark.parametrize("script", DOCTESTED)
+def test_the_examples_in_a_scripts_docstrings_hold(script: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "doctest", str(ROOT / "scripts" / script)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 CONVERT = ROOT / "scripts" / "convert_deloitte.py"
 #: The challenge's test.csv shape: two real games, one decoy (WhiteScore -1), three months.
 DELOITTE = "TEID,MonthID,WhitePlayer,BlackPlayer,WhiteScore\n1,133,11,12,1\n2,134,12,13,0.5\n3,135,13,11,-1\n"
