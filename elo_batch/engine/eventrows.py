@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import events as ev
 from elo_batch.engine import schema as s
 from elo_batch.rules.events import CLOSING_DAYS, LONG_EVENT_DAYS, REPORT_DAYS
@@ -138,7 +139,7 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         return table.with_columns(
             white.alias(c.WHITE_RATING),
             black.alias(c.BLACK_RATING),
-            pl.lit(s.NO_RULE, pl.UInt8).alias(s.EVENT_RULE),
+            pl.lit(s.NO_RULE, pl.UInt8).alias(w.EVENT_RULE),
             *_late(white, black, facts is not None and facts.by_event),
         )
     index = pl.col(c.EVENT_ID).replace_strict(
@@ -152,8 +153,8 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
     start = of_event(ev.START_PERIOD, None, pl.String())
     for month, ratings in facts.start_ratings.items():
         at_start = start == month
-        white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(s.WHITE))).otherwise(white)
-        black = pl.when(black.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(s.BLACK))).otherwise(black)
+        white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.WHITE))).otherwise(white)
+        black = pl.when(black.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.BLACK))).otherwise(black)
     decided = pl.col(s.ROW_KEY).replace_strict(
         facts.decided[s.ROW_KEY], facts.decided[_RULE], default=pl.lit(s.NO_RULE, pl.UInt8), return_dtype=pl.UInt8
     )
@@ -174,7 +175,7 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
     )
     with_ratings = table.with_columns(white.cast(pl.Float64).alias(c.WHITE_RATING), black.alias(c.BLACK_RATING))
     return with_ratings.with_columns(
-        rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(s.EVENT_RULE),
+        rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(w.EVENT_RULE),
         *_late(pl.col(c.WHITE_RATING), pl.col(c.BLACK_RATING), facts.by_event),
     ).drop(_INDEX)
 
@@ -229,10 +230,10 @@ def _nonzero(name: str) -> pl.Expr:
 def _late(white: pl.Expr, black: pl.Expr, by_event: bool) -> list[pl.Expr]:
     """B.02 8.2.4's signal: a side without a rating at the event's start where the other side has one."""
     if not by_event:
-        return [pl.lit(False).alias(s.WHITE_LATE), pl.lit(False).alias(s.BLACK_LATE)]
+        return [pl.lit(False).alias(w.WHITE_LATE), pl.lit(False).alias(w.BLACK_LATE)]
     return [
-        (white.is_null() & black.is_not_null()).alias(s.WHITE_LATE),
-        (~pl.col(s.ONE_SIDED) & black.is_null() & white.is_not_null()).alias(s.BLACK_LATE),
+        (white.is_null() & black.is_not_null()).alias(w.WHITE_LATE),
+        (~pl.col(s.ONE_SIDED) & black.is_null() & white.is_not_null()).alias(w.BLACK_LATE),
     ]
 
 

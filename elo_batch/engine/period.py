@@ -27,6 +27,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.config import RunConfig
 from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
@@ -338,9 +339,9 @@ def rule_counts(table: pl.DataFrame, rated: RatedSides) -> tuple[dict[int, int],
     of several runs add up): the sides by the codes the rules decided (B.02 6.1, 6.2, 8.2.4), and the
     games rated under the 6.2 waiver (see :func:`elo_batch.engine.eventrows.rule_notes`)."""
     codes = [s.MATCH_UNRATED, s.MATCH_DECIDED, s.UNRATED_AT_START]
-    sides = pl.concat([rated.white[s.CODE], rated.black[s.CODE].filter(~table[s.ONE_SIDED])])
+    sides = pl.concat([rated.white[w.CODE], rated.black[w.CODE].filter(~table[s.ONE_SIDED])])
     by_code = {int(code): int(count) for code, count in sides.filter(sides.is_in(codes)).value_counts().iter_rows()}
-    waived = int((table[s.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
+    waived = int((table[w.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
     return by_code, waived
 
 

@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import eventrows, prepass, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
@@ -143,8 +144,8 @@ class Mapper:
         chunk = Chunk(0, ctx.table(rows))
         sides = rate_chunk(chunk, ctx.shipped.series("list_rating"), rules)
         partial = sums_kernel.partial_sums(chunk, sides, rules, ctx.players)
-        index = np.flatnonzero(partial.exact[s.N])
-        sums: dict[str, np.ndarray] = {"s" + s.IDX: index}
+        index = np.flatnonzero(partial.exact[w.N])
+        sums: dict[str, np.ndarray] = {"s" + w.IDX: index}
         sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
         table = chunk.rows
         by_code, waived = rule_counts(table, sides)
@@ -195,7 +196,7 @@ def _float_terms(floats: sums_kernel.FloatTerms, table: pl.DataFrame, boundaries
     for side in (0, 1):
         values = {"f" + name: terms[side] for name, terms in floats.values.items()}
         part = pl.DataFrame(
-            {"f" + s.IDX: floats.index[side].astype(np.int64), "f_block": block, "f_row_key": keys, **values}
+            {"f" + w.IDX: floats.index[side].astype(np.int64), "f_block": block, "f_row_key": keys, **values}
         ).with_columns(pl.lit(side, pl.Int8).alias("f_side"))
         parts.append(part.filter(pl.any_horizontal(pl.col(list(values)) != 0)))
     return pl.concat(parts).with_columns(pl.lit(FLOAT, pl.Int8).alias(KIND))
@@ -207,15 +208,15 @@ def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
     dev = pl.Float64() if rules.expected == "formula" else pl.Int64()
     return {
         KIND: pl.Int8(),
-        "s" + s.IDX: pl.Int64(),
+        "s" + w.IDX: pl.Int64(),
         **{"s" + name: pl.Int64() for name in exact},
         **{"p" + name: dtype for name, dtype in sums_kernel.pending_schema(rules).items()},
-        **({"g" + s.IDX: pl.Int64(), "g" + s.DEV: dev, "g" + s.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
+        **({"g" + w.IDX: pl.Int64(), "g" + w.DEV: dev, "g" + w.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
         **dict.fromkeys(META_COLUMNS, pl.Int64()),
         "c_code": pl.Int64(),
         "c_count": pl.Int64(),
         **(
-            {"f" + s.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
+            {"f" + w.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
             if floating
             else {}
         ),
@@ -243,10 +244,10 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     from pyspark.sql import functions as F
 
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
-    game = ["g" + s.IDX, "g" + s.DEV] if rules.rounding == "game" else []
-    keys = [KIND, "s" + s.IDX, "p" + s.KEY, *game, "c_code", "n_row_key", *(["f" + s.IDX] if floating else [])]
-    added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + s.COUNT] if game else [])
-    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != s.KEY] + [
+    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounding == "game" else []
+    keys = [KIND, "s" + w.IDX, "p" + w.KEY, *game, "c_code", "n_row_key", *(["f" + w.IDX] if floating else [])]
+    added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + w.COUNT] if game else [])
+    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != w.KEY] + [
         n for n in _NOTE if n != "n_row_key"
     ]
     terms = F.struct(*_FLOAT_PLACE, *["f" + n for n in floating])
@@ -267,9 +268,9 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     )
     by_game = [
         reduced.filter(pl.col(KIND) == BY_GAME).select(
-            pl.col("g" + s.IDX).cast(s.INDEX_TYPE).alias(s.IDX),
-            pl.col("g" + s.DEV).alias(s.DEV),
-            pl.col("g" + s.COUNT).cast(pl.UInt32).alias(s.COUNT),
+            pl.col("g" + w.IDX).cast(s.INDEX_TYPE).alias(w.IDX),
+            pl.col("g" + w.DEV).alias(w.DEV),
+            pl.col("g" + w.COUNT).cast(pl.UInt32).alias(w.COUNT),
         )
     ] if game else []  # fmt: skip
     meta = reduced.filter(pl.col(KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
@@ -294,7 +295,7 @@ def _dense(reduced: pl.DataFrame, kind: int, prefix: str, name: str, players: in
     """A sum of the reduce by dense player index (0 for players without one)."""
     rows = reduced.filter(pl.col(KIND) == kind)
     dense: np.ndarray = np.zeros(players, dtype)
-    dense[rows[prefix + s.IDX].to_numpy()] = rows[prefix + name].to_numpy()
+    dense[rows[prefix + w.IDX].to_numpy()] = rows[prefix + name].to_numpy()
     return dense
 
 
