@@ -20,6 +20,36 @@ from typing import Final
 #: Every working column's name starts with this (and no contract column's name does).
 PREFIX: Final = "__"
 
+# --- reading a file (inputs/readers.py, frames.py, parquetfile.py, csvfile.py, inputfile.py) -------
+ROW_NUMBER: Final = "__source_row"  # Int64: a row's number in its file from 1 (header not counted), made source_row
+RAGGED: Final = "__ragged__"  # String: the CSV reader's reason for a row whose field count is not the header's
+
+# --- checking a file's rows (inputs/checkfile.py, gamechecks.py, byvalue.py, eventsfile.py, listchecks.py) ----
+CHECK_ROW_KEY: Final = "__row_key"  # Int64: a checked row's place in its table from 0, made row_key
+FAILED: Final = "__failed"  # the index of the first check a row fails (null: none; -1: a ragged list row)
+FAILED_REASON: Final = "__reason"  # String: that check's reason (events file)
+RAGGED_REASON: Final = "__ragged_reason"  # String: the reader's reason of a ragged list row (rating list)
+TOKEN: Final = "__token"  # String: a row's result (score) without whitespace, when worked out per row
+ROW_SCORE: Final = "__row_score100"  # Int16: white's (the player's) score in hundredths, made score100
+ROW_FORFEIT: Final = "__row_forfeit"  # Boolean: the result is a forfeit, made forfeit
+RAW_PREFIX: Final = "__raw_"  # + a column's name: its untrimmed text while its values are looked up (ByValue)
+INDEX_PREFIX: Final = "__index_"  # + a column's name: each row's index in its distinct values (ByValue)
+EVENT_ROW_PREFIX: Final = "__event_row_"  # + an event attribute: its value on a checked row (split off by load_games)
+
+# --- repeated games (inputs/duplicates.py; sanity.py and spark/_check.py) --------------------------
+GAME_ID_KEY: Final = "__game_id_key"  # a row's game_id, or its 64-bit hash (null: none)
+GAME_KEY_HASH: Final = "__game_key"  # the hash of a row's game key (event, round, players, board)
+CONFLICT: Final = "__conflict"  # Boolean: a copy of a game (game_id) whose copies disagree: rejected
+PLACES: Final = "__where"  # String: where a conflicting game's rows are ("FILE row N, ...")
+GROUP_ROWS: Final = "__group_rows"  # Int64: rows of one game_id, or of one group of rows alike
+FIRST_COPY: Final = "__first_copy"  # Int64: the row_key of such a group's first row
+VARIANTS: Final = "__variants"  # Int64: different contents among the rows of one game_id
+MARKED: Final = "__marked"  # Boolean: a row found a repeat on the driver, joined back to the rows (Spark)
+COPY_GAME: Final = "__copy_game"  # UInt64: the hash of a row's content, across files (games in two files)
+COPY: Final = "__copy"  # UInt32: a row's file, files of one content hashed as one
+COPIES: Final = "__copies"  # UInt32: files a game's content is found in
+ALIKE: Final = "__alike"  # UInt64: the hash of a row's file and content (rows alike in one file)
+
 # --- the period table (engine/prepass.py; elo_batch.engine.schema.TABLE) ---------------------------
 WHITE: Final = "__w"  # UInt32: dense index of white (the player of a one-sided row)
 BLACK: Final = "__b"  # UInt32: dense index of black (the opponent; null when a one-sided row names none)
