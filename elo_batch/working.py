@@ -152,3 +152,34 @@ OWN_AT: Final = "__own_at"  # the audit row's side among the white sides then th
 OTHER_AT: Final = "__other_at"  # its opponent's side there: AT + (1 - SIDE) x rows
 BLACK_SCORE: Final = "__black_score100"  # Int16: black's score, hundredths
 K_AUDIT: Final = "__k"  # K used for a rated side
+
+# --- events (engine/events.py, eventchecks.py, eventrows.py; spark/_events.py) ---------------------
+MONTH: Final = "__month"  # the month of a row's date (YYYY-MM; null without a date)
+ROWS: Final = "__rows"  # Int64: rows of an event's group (event, period, month)
+FIRST_DATE: Final = "__first"  # Date: a group's first game date
+LAST_DATE: Final = "__last"  # Date: its last
+SOURCE: Final = "__source"  # UInt8: how the event's period was decided (events.BY_DATE, ...)
+START_PERIOD: Final = "__start_period"  # the month of the event's first day: its list in force
+WAIVED: Final = "__waived"  # Boolean: the match asked for the 6.2 waiver
+MATCH_PLAYER_A: Final = "__a"  # String: a match's first player id (in text order): whose score decides it
+FILE_VALUE: Final = "__file"  # an event attribute as the events file gives it
+ROWS_VALUE: Final = "__rows_value"  # ... as the event's rows give it (their one value)
+VALUES: Final = "__values"  # List: the different values of an attribute on an event's rows
+MATCH_PLAYER: Final = "__player"  # String: a player id of a match's game (one per side)
+MATCH_RULE: Final = "__match_rule"  # UInt8: 6.1 of an event (or 0), 6.2 or its waiver of a row after the decision
+EVENT_INDEX: Final = "__event_index"  # UInt32: a row's event, its row in PeriodEvents.events
+NOW_PREFIX: Final = "__now_"  # + w / b: white's / black's rating on the period's list
+START_LIST_PREFIX: Final = "__start_list"  # + the list's number, _, w / b: the rating on a start month's list
+CLOSING: Final = "__closing"  # String: the closing-date period of an event that ends near a month's end
+DAYS: Final = "__days"  # Int64: an event's length in days
+MOVED: Final = "__moved"  # String: why rows are rated in another period: closing, event or period
+
+# --- the run's warnings and summaries (sanity.py, guards.py, history.py) ---------------------------
+UNLISTED_ID: Final = "__unlisted_id"  # String: a player id of the games absent from the list
+LISTED_ID: Final = "__listed"  # String: an id of the list
+NORMALISED_ID: Final = "__normalised_id"  # String: an id without spaces, case and leading zeros
+SHARED_ENDS: Final = "__shared"  # a listed id's leading and trailing characters shared with an id wanted
+ELIDED_REASON: Final = "__elided_reason"  # String: a rejected row's reason, its values elided
+REASON_ROWS: Final = "__reason_rows"  # UInt32: rejected rows with that reason
+REASON_FIRST: Final = "__reason_first"  # UInt32: the first of them
+PARTITION_PERIOD: Final = "__partition_period"  # String: the period of an output's partition (history)

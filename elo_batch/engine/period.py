@@ -33,7 +33,6 @@ from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
-from elo_batch.engine.events import START_PERIOD
 from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
@@ -155,12 +154,12 @@ def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
     facts = games.events
     if facts is None:
         return set()
-    starts = facts.events.select(c.EVENT_ID, START_PERIOD)
-    later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(START_PERIOD))
-    matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[START_PERIOD]
+    starts = facts.events.select(c.EVENT_ID, w.START_PERIOD)
+    later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(w.START_PERIOD))
+    matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[w.START_PERIOD]
     months = set(matches.to_list())
     if facts.period_by == "event":
-        months |= set(facts.events.filter(later)[START_PERIOD].to_list())
+        months |= set(facts.events.filter(later)[w.START_PERIOD].to_list())
     return months & set(periods)
 
 
