@@ -174,6 +174,22 @@ CLOSING: Final = "__closing"  # String: the closing-date period of an event that
 DAYS: Final = "__days"  # Int64: an event's length in days
 MOVED: Final = "__moved"  # String: why rows are rated in another period: closing, event or period
 
+# --- the Spark engine (spark/) ---------------------------------------------------------------------
+MAP_KIND: Final = "__kind"  # Int8: which frame a row of a map's output belongs to (the map's kinds)
+PART: Final = "__part"  # Int32: the unit (partition) a row of the check's output comes from
+SPARK_FILE: Final = "__elo_batch_file"  # String: the file a row of a frame Spark read comes from
+UNIT_ROWS: Final = "__unit_rows"  # Int64: rows counted in a unit: read of a file, checked of a period
+BLOB: Final = "__blob"  # Binary: a pickled record of a file's check (what was read, or the error)
+ORDER: Final = "__order"  # Int64: an audit row's place, 2 x row_key + side
+TERMS: Final = "__terms"  # Array: a player's floating-point terms in the fixed order of their sum
+OFFSET: Final = "__offset"  # Int64: the rows of a file in earlier units
+BASE: Final = "__base"  # Int64: what makes a row's row_key from its source_row (the file's place)
+RANK: Final = "__rank"  # a file's place among the files (by path, or by unit)
+SIDE_PLAYER: Final = "__p"  # the id of a game side's player
+ANY_SIDE: Final = "__any"  # Int64: a player's first side of any kind (2 x row_key + side)
+MAKES_PLAYER: Final = "__makes"  # Boolean: the side makes a player (white, black of a two-sided row)
+BUCKET: Final = "__bucket"  # Int64: row_key shifted right: a bucket of rows in input order
+
 # --- the run's warnings and summaries (sanity.py, guards.py, history.py) ---------------------------
 UNLISTED_ID: Final = "__unlisted_id"  # String: a player id of the games absent from the list
 LISTED_ID: Final = "__listed"  # String: an id of the list
