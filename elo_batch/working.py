@@ -199,3 +199,17 @@ ELIDED_REASON: Final = "__elided_reason"  # String: a rejected row's reason, its
 REASON_ROWS: Final = "__reason_rows"  # UInt32: rejected rows with that reason
 REASON_FIRST: Final = "__reason_first"  # UInt32: the first of them
 PARTITION_PERIOD: Final = "__partition_period"  # String: the period of an output's partition (history)
+
+# --- importing a FIDE file (formats/) --------------------------------------------------------------
+LIST_ROW: Final = "__row"  # Int64: a player's line (record) in a rating list file, from 1
+BAD_FIELD: Final = "__field"  # String: the first field of a record that is not a number
+BAD_VALUE: Final = "__value"  # String: its text
+OLD_BIRTH: Final = "__old_birth"  # Boolean: a birth year before the earliest taken (dropped, counted)
+TRF_CODE: Final = "__trf_code"  # String: a TRF game's result code (forfeits and unplayed games counted)
+PGN_FORFEIT: Final = "__forfeit"  # Boolean: a PGN game without moves with a decisive result (B.02 5.1)
+PGN_UNPLAYED_DRAW: Final = "__unplayed_draw"  # Boolean: a draw without a move by both players
+PGN_UNKNOWN_RESULT: Final = "__unknown_result"  # Boolean: no final result
+PGN_UNKNOWN_DATE: Final = "__unknown_date"  # Boolean: no month of play
+PGN_DATE_FROM_EVENT: Final = "__date_from_event"  # Boolean: the event's date is used
+PGN_BAD_DATE: Final = "__bad_date"  # Boolean: a full date that is not a calendar date
+PGN_MONTH_ONLY: Final = "__month_only"  # Boolean: a date without a day
