@@ -16,6 +16,7 @@ from typing import Literal
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.errors import NoRatingSourceError, option
 from elo_batch.inputs.validate import GamesInput
 
@@ -114,12 +115,12 @@ def rejected_reasons(rejected: pl.DataFrame, top: int = TOP_REASONS) -> tuple[tu
             .otherwise(reason)
             .str.replace(_ROWS_NAMED, _ROWS_ELIDED)  # the rows of a game entered twice are values too
             .fill_null("")
-            .alias("__reason"),
+            .alias(w.ELIDED_REASON),
         )
-        .with_row_index("__first")
-        .group_by(c.COLUMN, "__reason")
-        .agg(pl.len().alias("__rows"), pl.col("__first").min())
-        .sort(["__rows", "__first"], descending=[True, False])
+        .with_row_index(w.REASON_FIRST)
+        .group_by(c.COLUMN, w.ELIDED_REASON)
+        .agg(pl.len().alias(w.REASON_ROWS), pl.col(w.REASON_FIRST).min())
+        .sort([w.REASON_ROWS, w.REASON_FIRST], descending=[True, False])
         .collect()
     )
     shown = tuple((column, text, int(rows)) for column, text, rows, _ in groups.head(top).iter_rows())

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.apiargs import path_arg
 from elo_batch.config import next_period
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
@@ -74,7 +75,7 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
     frames = [
         frame.select(
             pl.col("player_id").cast(pl.String),
-            pl.lit(period).alias("__period"),
+            pl.lit(period).alias(w.PARTITION_PERIOD),
             *[pl.col(name).cast(pl.Float64, strict=False) for name in ("rating", "rating_before", "change")],
             pl.col("status").cast(pl.String),
             (pl.col("name") if "name" in frame.columns else pl.lit(None)).cast(pl.String).alias("name"),
@@ -82,7 +83,7 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
         for period, frame in _partitions(out)
     ]
     ratings = pl.concat(frames)
-    mine = ratings.filter(pl.col("player_id") == player).sort("__period")
+    mine = ratings.filter(pl.col("player_id") == player).sort(w.PARTITION_PERIOD)
     if mine.height == 0:
         known = ratings["player_id"].unique().sort().to_list()
         hint = closest_hint(player, known) or f"player ids there look like {', '.join(map(repr, known[:3]))}."
@@ -91,11 +92,11 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
         )
     points: dict[dt.date, tuple[float | None, float | None, str]] = {}
     for row in mine.iter_rows(named=True):
-        before = _first_day(row["__period"])
+        before = _first_day(row[w.PARTITION_PERIOD])
         if before not in points:
             points[before] = (row["rating_before"], None, "")
         label = "new" if row["status"] == "new" else _signed(row["change"]) if row["rating"] is not None else ""
-        points[_first_day(next_period(row["__period"]))] = (row["rating"], row["change"], label)
+        points[_first_day(next_period(row[w.PARTITION_PERIOD]))] = (row["rating"], row["change"], label)
     dates = sorted(points)
     names = mine["name"].drop_nulls()
     return History(

@@ -21,6 +21,7 @@ from typing import Literal
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
@@ -189,16 +190,21 @@ Hint: ids are compared as text ('0100' is not '100'): write them as the list doe
     ids = unlisted.cast(pl.String)
     on_list = listed.cast(pl.String)
     on_list = on_list.filter(~on_list.is_in(ids.implode()))
-    keys = pl.DataFrame({"__listed": on_list}).with_columns(_normalised(pl.col("__listed")).alias("__key"))
+    keys = pl.DataFrame({w.LISTED_ID: on_list}).with_columns(_normalised(pl.col(w.LISTED_ID)).alias(w.NORMALISED_ID))
     found = (
-        pl.DataFrame({"__id": ids})
-        .with_columns(_normalised(pl.col("__id")).alias("__key"))
-        .join(keys.unique("__key", keep="first", maintain_order=True), on="__key", how="left", maintain_order="left")
+        pl.DataFrame({w.UNLISTED_ID: ids})
+        .with_columns(_normalised(pl.col(w.UNLISTED_ID)).alias(w.NORMALISED_ID))
+        .join(
+            keys.unique(w.NORMALISED_ID, keep="first", maintain_order=True),
+            on=w.NORMALISED_ID,
+            how="left",
+            maintain_order="left",
+        )
     )
-    same = found.filter(pl.col("__listed").is_not_null())
-    examples = pl.concat([same, found.filter(pl.col("__listed").is_null())]).head(EXAMPLES)
+    same = found.filter(pl.col(w.LISTED_ID).is_not_null())
+    examples = pl.concat([same, found.filter(pl.col(w.LISTED_ID).is_null())]).head(EXAMPLES)
     shown = []
-    for example, match in examples.select("__id", "__listed").iter_rows():
+    for example, match in examples.select(w.UNLISTED_ID, w.LISTED_ID).iter_rows():
         if match is not None:
             shown.append(f"{example!r} (listed as {match!r})")
             continue
@@ -225,10 +231,10 @@ def closest_id(wanted: str, listed: pl.Series) -> str | None:
     """
     end = max(1, (len(wanted) - 2) // 2)
     head, tail = wanted[:_ENDS], wanted[-_ENDS:]
-    name = pl.col("__id")
+    name = pl.col(w.LISTED_ID)
     candidates = (
         listed.cast(pl.String)
-        .alias("__id")
+        .alias(w.LISTED_ID)
         .to_frame()
         .filter(
             ((name.str.len_chars().cast(pl.Int64) - len(wanted)).abs() <= 1)
@@ -238,12 +244,12 @@ def closest_id(wanted: str, listed: pl.Series) -> str | None:
             pl.sum_horizontal(
                 *(name.str.starts_with(head[:k]) for k in range(1, len(head) + 1)),
                 *(name.str.ends_with(tail[-k:]) for k in range(1, len(tail) + 1)),
-            ).alias("__shared")
+            ).alias(w.SHARED_ENDS)
         )
-        .sort("__shared", "__id", descending=[True, False])
+        .sort(w.SHARED_ENDS, w.LISTED_ID, descending=[True, False])
         .head(_CANDIDATES)
     )
-    match = difflib.get_close_matches(wanted, candidates["__id"].to_list(), n=1, cutoff=_CUTOFF)
+    match = difflib.get_close_matches(wanted, candidates[w.LISTED_ID].to_list(), n=1, cutoff=_CUTOFF)
     return match[0] if match else None
 
 
@@ -294,33 +300,33 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
         rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
     content = [name for name in GAME_CONTENT if name not in games.absent]  # absent columns are null in every row
     keyed = rows.select(
-        pl.struct(content).hash().alias("__game"),
-        pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias("__copy"),
+        pl.struct(content).hash().alias(w.COPY_GAME),
+        pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias(w.COPY),
         "row_key",
         c.SOURCE_FILE,
         c.SOURCE_ROW,
     )
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
     repeated = (
-        keyed.group_by("__game")
-        .agg(pl.col("__copy").n_unique().alias("__copies"), pl.col("row_key").min())
-        .filter(pl.col("__copies") > 1)
+        keyed.group_by(w.COPY_GAME)
+        .agg(pl.col(w.COPY).n_unique().alias(w.COPIES), pl.col("row_key").min())
+        .filter(pl.col(w.COPIES) > 1)
         .sort("row_key")
         .collect(engine=engine)
     )
     if repeated.height == 0:
         return []
-    first = repeated["__game"][0]
+    first = repeated[w.COPY_GAME][0]
     where = (
-        keyed.filter(pl.col("__game") == first)
-        .group_by("__copy")
+        keyed.filter(pl.col(w.COPY_GAME) == first)
+        .group_by(w.COPY)
         .agg(pl.col("row_key", c.SOURCE_FILE, c.SOURCE_ROW).sort_by("row_key").first())
         .sort("row_key")
         .head(2)
         .collect(engine=engine)
     )
     example = " and ".join(f"{file} row {row}" for file, row in where.select(c.SOURCE_FILE, c.SOURCE_ROW).iter_rows())
-    extra = int(repeated["__copies"].sum()) - repeated.height
+    extra = int(repeated[w.COPIES].sum()) - repeated.height
     return [
         f"{repeated.height} game(s) without a game_id appear identically in two or more files (first: {example}): "
         f"each copy is rated, {extra} game(s) too many. Hint: give the games once, or give each game a game_id "
@@ -367,7 +373,7 @@ def alike_rows(games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
     rows = games.rows.lazy().filter(judged)
     if periods:
         rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
-    game = pl.struct(c.SOURCE_FILE, *content).hash().alias("__game")  # alike, in one file
+    game = pl.struct(c.SOURCE_FILE, *content).hash().alias(w.ALIKE)  # alike, in one file
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
     hashes = rows.select(game).collect(engine=engine).to_series()
     if hashes.n_unique() == hashes.len():  # the usual case, seen from the hashes alone
@@ -376,17 +382,17 @@ def alike_rows(games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
     groups = (
         rows.filter(game.is_in(repeated.implode()))
         .group_by(game)
-        .agg(pl.len().alias("__n"), pl.col("row_key").min())
-        .filter(pl.col("__n") > 1)
+        .agg(pl.len().alias(w.GROUP_ROWS), pl.col("row_key").min())
+        .filter(pl.col(w.GROUP_ROWS) > 1)
         .sort("row_key")
         .collect(engine=engine)
     )
     if groups.height == 0:
         return None
-    first = rows.filter(game == groups["__game"][0]).sort("row_key").head(2)
+    first = rows.filter(game == groups[w.ALIKE][0]).sort("row_key").head(2)
     shown = first.select(c.SOURCE_FILE, c.SOURCE_ROW).collect(engine=engine)
     one, two = shown[c.SOURCE_ROW]
-    return Alike(int((groups["__n"] - 1).sum()), shown[c.SOURCE_FILE][0], (one, two))
+    return Alike(int((groups[w.GROUP_ROWS] - 1).sum()), shown[c.SOURCE_FILE][0], (one, two))
 
 
 def alike_note(found: Alike) -> str:

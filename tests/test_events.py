@@ -15,8 +15,8 @@ import polars as pl
 import pytest
 
 import elo_batch
+from elo_batch import working as w
 from elo_batch.engine import eventrows
-from elo_batch.engine import schema as s
 from elo_batch.engine.events import closing_period, event_groups, plan_events, reduce_events, settle
 from elo_batch.errors import InputDataError, UsageError
 from tests.conftest import read_table, write_csv
@@ -315,16 +315,16 @@ def test_a_zero_game_row_rating_is_no_rating_for_the_event_columns() -> None:
     rows = pl.DataFrame(
         {
             "row_key": [0, 1], "date": [None, None], "event_id": [None, None], "one_sided": [False, False],
-            "white_rating": [0.0, 2000.0], "black_rating": [1900.0, None], s.WHITE: [0, 1], s.BLACK: [1, 0],
+            "white_rating": [0.0, 2000.0], "black_rating": [1900.0, None], w.WHITE: [0, 1], w.BLACK: [1, 0],
         },
-        schema_overrides={"date": pl.Date, "event_id": pl.String, s.WHITE: pl.UInt32, s.BLACK: pl.UInt32},
+        schema_overrides={"date": pl.Date, "event_id": pl.String, w.WHITE: pl.UInt32, w.BLACK: pl.UInt32},
     )  # fmt: skip
     facts = eventrows.PeriodEvents("2025-11", True, pl.DataFrame(), pl.DataFrame())
 
     got = eventrows.event_columns(rows, facts)
 
     assert got["white_rating"].to_list() == [None, 2000.0]
-    assert got.select(s.WHITE_LATE, s.BLACK_LATE).rows() == [(True, False), (False, True)]
+    assert got.select(w.WHITE_LATE, w.BLACK_LATE).rows() == [(True, False), (False, True)]
 
 
 # --- B.02 6.1 and 6.2: matches ----------------------------------------------------------------------

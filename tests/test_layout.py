@@ -128,3 +128,109 @@ def test_the_spark_check_catches_a_private_name(tmp_path: Path) -> None:
         "m.py:3: from elo_batch.inputs.validate import _check_file",
         "m.py:5: prepass._period_table",
     ]
+
+
+#: The one module that names working columns (its docstring says what a working column is).
+WORKING = PACKAGE / "working.py"
+#: Python's own dunder names, the only ``__`` strings allowed elsewhere, and only where Python reads them
+#: as such: ``if __name__ == "__main__"``, ``getattr(module, "__file__", ...)``, ``__all__`` naming
+#: ``__version__``.
+PYTHON_DUNDERS = frozenset({"__main__", "__file__", "__version__"})
+_ATTRIBUTE_CALLS = ("getattr", "hasattr", "setattr", "delattr")
+
+
+def _is_python_dunder(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """``node`` is one of :data:`PYTHON_DUNDERS` used as Python uses it (see there)."""
+    if node.value not in PYTHON_DUNDERS:
+        return False
+    parent = parents.get(node)
+    if isinstance(parent, ast.Compare):
+        return any(isinstance(side, ast.Name) and side.id == "__name__" for side in (parent.left, *parent.comparators))
+    if isinstance(parent, ast.Call):
+        called = parent.func.id if isinstance(parent.func, ast.Name) else ""
+        return called in _ATTRIBUTE_CALLS and parent.args[1:2] == [node]
+    if isinstance(parent, (ast.List, ast.Tuple)):
+        assigned = parents.get(parent)
+        targets = assigned.targets if isinstance(assigned, ast.Assign) else []
+        return any(isinstance(target, ast.Name) and target.id == "__all__" for target in targets)
+    return False
+
+
+def working_literals(folder: Path, one_module: Path = WORKING) -> list[str]:
+    """``file:line: 'text'`` of every string constant (an f-string's literal parts too) of the modules
+    under ``folder`` that begins with ``__``, outside ``one_module``, Python's own dunders aside: a
+    working column's name written where it is not defined."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        if path == one_module:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        strings = [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+        for node in sorted(strings, key=lambda node: (node.lineno, node.col_offset)):
+            if node.value.startswith("__") and not _is_python_dunder(node, parents):
+                found.append(f"{path.relative_to(folder.parent).as_posix()}:{node.lineno}: {node.value!r}")
+    return found
+
+
+def test_working_columns_are_named_in_one_module() -> None:
+    """Every working column's name is a constant of ``elo_batch/working.py``: none is spelled elsewhere."""
+    found = working_literals(PACKAGE)
+    assert found == [], f"{len(found)} working column name(s) outside elo_batch/working.py:\n" + "\n".join(found)
+
+
+def test_the_working_column_check_catches_a_literal(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "working.py").write_text('"""x"""\nIDX = "__idx"\n', encoding="utf-8")
+    (package / "m.py").write_text(
+        '"""x"""\n__all__ = ["__version__", "f"]\nimport sys\n'
+        'def f(name):\n    return getattr(sys, "__file__", None), f"__raw_{name}", "__" + name, "__ragged__"\n'
+        'if __name__ == "__main__":\n    print("__main__", {"__file__": 1})\n',
+        encoding="utf-8",
+    )
+    assert working_literals(package, package / "working.py") == [
+        "pkg/m.py:5: '__raw_'",
+        "pkg/m.py:5: '__'",
+        "pkg/m.py:5: '__ragged__'",
+        "pkg/m.py:7: '__main__'",
+        "pkg/m.py:7: '__file__'",
+    ]
+
+
+def _working_names() -> dict[str, str]:
+    """The working module's constants that name a column or a prefix: constant -> its text."""
+    tree = ast.parse(WORKING.read_text(encoding="utf-8"))
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            names[target.id] = value.value
+    return names
+
+
+def test_each_working_column_has_one_name_and_one_meaning() -> None:
+    """No two constants of the working module share a text (one name, one meaning; a column used under
+    a second constant's name is an alias, assigned from the first), every text begins with ``__``, and
+    no name begins with a prefix that makes other names (``..._PREFIX``)."""
+    names = _working_names()
+    assert names and all(text.startswith("__") for text in names.values())
+    texts = list(names.values())
+    assert sorted(text for text in texts if texts.count(text) > 1) == []
+    prefixes = {name: text for name, text in names.items() if name.endswith("_PREFIX")}
+    clashes = [(name, other) for other, text in names.items() for name, prefix in prefixes.items()
+               if other != name and text.startswith(prefix)]  # fmt: skip
+    assert clashes == []
+
+
+def test_no_output_column_is_named_like_a_working_column() -> None:
+    """The outputs' columns are the contract's, never ``__...``: a working column cannot reach a file."""
+    from elo_batch import columns as c
+
+    written = {*c.RATINGS_OUTPUT, *c.AUDIT_OUTPUT, *c.REJECTED_OUTPUT}
+    assert [name for name in written if name.startswith("__")] == []

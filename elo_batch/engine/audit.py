@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import schema as s
 from elo_batch.engine.finish import Finished
 from elo_batch.engine.sides import Chunk, RatedSides, complete
@@ -50,51 +51,51 @@ def audit(
     values laid end to end (as :meth:`RatedSides.both` lays them), then completed as the map completes
     them (:func:`elo_batch.engine.sides.complete`).
     """
-    table = chunk.rows.with_columns((100 - pl.col(s.SCORE100)).cast(pl.Int16).alias(s.BLACK_SCORE))
+    table = chunk.rows.with_columns((100 - pl.col(s.SCORE100)).cast(pl.Int16).alias(w.BLACK_SCORE))
     both = rated.both()
     n = table.height
 
     def row(name: str) -> pl.Expr:
         if name in absent:
             return pl.lit(None, table.schema[name]).alias(name)
-        return pl.lit(table[name]).gather(pl.col(s.AT)).alias(name)
+        return pl.lit(table[name]).gather(pl.col(w.AT)).alias(name)
 
-    def side(name: str, white: str, black: str, *, at: str = s.OWN_AT) -> pl.Expr:
+    def side(name: str, white: str, black: str, *, at: str = w.OWN_AT) -> pl.Expr:
         if white in absent and black in absent:
             return pl.lit(None, table.schema[white]).alias(name)
         values = pl.concat([table[white], table[black]], rechunk=True)
         return pl.lit(values).gather(pl.col(at)).alias(name)
 
     def rated_value(name: str, *, opponent: bool = False) -> pl.Expr:
-        return pl.lit(both[name]).gather(pl.col(s.OTHER_AT if opponent else s.OWN_AT))
+        return pl.lit(both[name]).gather(pl.col(w.OTHER_AT if opponent else w.OWN_AT))
 
     index = pl.UInt32 if 2 * n < 2**32 else pl.Int64
-    order = pl.LazyFrame({s.AUDIT_ROW: pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
-        (pl.col(s.AUDIT_ROW) // 2).alias(s.AT), (pl.col(s.AUDIT_ROW) % 2).alias(s.SIDE)
+    order = pl.LazyFrame({w.AUDIT_ROW: pl.int_range(0, 2 * n, dtype=index, eager=True)}).select(
+        (pl.col(w.AUDIT_ROW) // 2).alias(w.AT), (pl.col(w.AUDIT_ROW) % 2).alias(w.SIDE)
     )
     if table[s.ONE_SIDED].any():
-        order = order.filter(~(pl.lit(table[s.ONE_SIDED]).gather(pl.col(s.AT)) & (pl.col(s.SIDE) == 1)))
+        order = order.filter(~(pl.lit(table[s.ONE_SIDED]).gather(pl.col(w.AT)) & (pl.col(w.SIDE) == 1)))
     order = order.with_columns(  # where each audit row's side and its opponent's are, computed once
-        (pl.col(s.AT) + pl.col(s.SIDE) * n).alias(s.OWN_AT), (pl.col(s.AT) + (1 - pl.col(s.SIDE)) * n).alias(s.OTHER_AT)
+        (pl.col(w.AT) + pl.col(w.SIDE) * n).alias(w.OWN_AT), (pl.col(w.AT) + (1 - pl.col(w.SIDE)) * n).alias(w.OTHER_AT)
     )
     sides = order.select(
-        s.SIDE,
-        *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE)),
-        side(s.IDX, s.WHITE, s.BLACK),
-        side(s.OWN_LATE, s.WHITE_LATE, s.BLACK_LATE),
-        side(s.OPP, s.WHITE, s.BLACK, at=s.OTHER_AT),
-        side(s.SIDE_SCORE, s.SCORE100, s.BLACK_SCORE),
+        w.SIDE,
+        *(row(name) for name in (s.ROW_KEY, s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, w.EVENT_RULE)),
+        side(w.IDX, w.WHITE, w.BLACK),
+        side(w.OWN_LATE, w.WHITE_LATE, w.BLACK_LATE),
+        side(w.OPP, w.WHITE, w.BLACK, at=w.OTHER_AT),
+        side(w.SIDE_SCORE, s.SCORE100, w.BLACK_SCORE),
         rated_value(c.RATING).alias(c.RATING),
         rated_value(c.RATING, opponent=True).alias(c.OPPONENT_RATING),
-        rated_value(s.CODE).alias(s.CODE),
-        rated_value(s.PD).alias(s.PD),
+        rated_value(w.CODE).alias(w.CODE),
+        rated_value(w.PD).alias(w.PD),
         *(row(name) for name in (c.GAME_ID, c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE)),
-        *([side(s.UPGRADE, s.WHITE_UP, s.BLACK_UP)] if rules.cap_400 == "once-per-event" else []),
-    ).with_columns((2 * pl.col(s.ROW_KEY) + pl.col(s.SIDE)).alias(s.KEY))
+        *([side(w.UPGRADE, w.WHITE_UP, w.BLACK_UP)] if rules.cap_400 == "once-per-event" else []),
+    ).with_columns((2 * pl.col(s.ROW_KEY) + pl.col(w.SIDE)).alias(w.KEY))
     k_used = _by_player(finished.k_used)
-    ignored = _is_in_keys(pl.col(s.KEY), finished.flags.ignored)
-    published = _is_in_keys(pl.col(s.KEY), finished.flags.published)
-    kdev100 = pl.col(s.K_AUDIT) * pl.col(s.DEV)  # null when not rated
+    ignored = _is_in_keys(pl.col(w.KEY), finished.flags.ignored)
+    published = _is_in_keys(pl.col(w.KEY), finished.flags.published)
+    kdev100 = pl.col(w.K_AUDIT) * pl.col(w.DEV)  # null when not rated
     pending_reason = c.PENDING_FIRST_RATING if rules.initial_ratings else c.UNRATED_PLAYER
     named = [
         c.DUPLICATE_ROW, c.FORFEIT, c.UNRATED_OPPONENT, pending_reason, c.GAP_600, c.FIRST_EVENT_ZERO,
@@ -102,26 +103,26 @@ def audit(
     ]  # fmt: skip
     reasons = pl.Series([None, *named], dtype=pl.Categorical)  # by __code (FIRST_EVENT_ZERO among them)
     rules_named = pl.Series(s.EVENT_RULES, dtype=pl.Categorical)  # by __event_rule
-    reason = pl.when(ignored).then(s.FIRST_EVENT_ZERO).when(published).then(s.COUNTED).otherwise(s.CODE)
-    colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(s.SIDE)).cast(pl.UInt32)
-    completed = complete(sides, rules).with_columns(pl.when(s.RATED).then(k_used).alias(s.K_AUDIT))
+    reason = pl.when(ignored).then(s.FIRST_EVENT_ZERO).when(published).then(s.COUNTED).otherwise(w.CODE)
+    colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(w.SIDE)).cast(pl.UInt32)
+    completed = complete(sides, rules).with_columns(pl.when(w.RATED).then(k_used).alias(w.K_AUDIT))
     return completed.select(
         s.written_period(period),
         c.GAME_ID,
         source_file.alias(c.SOURCE_FILE),
         *(c.SOURCE_ROW, c.EVENT_ID, c.ROUND, c.DATE),
-        pl.lit(ids).gather(pl.col(s.IDX)).alias(c.PLAYER_ID),
-        pl.lit(ids).gather(pl.col(s.OPP)).alias(c.OPPONENT_ID),
+        pl.lit(ids).gather(pl.col(w.IDX)).alias(c.PLAYER_ID),
+        pl.lit(ids).gather(pl.col(w.OPP)).alias(c.OPPONENT_ID),
         pl.lit(pl.Series(["white", "black"], dtype=pl.Categorical)).gather(colour).alias(c.COLOUR),
         s.written_rating(pl.col(c.RATING), rules.rounding),
         s.written_rating(pl.col(c.OPPONENT_RATING), rules.rounding),
         s.written_rating(pl.col(c.RATING_DIFF), rules.rounding),
         c.CAPPED,
-        s.written_points(pl.col(s.PD), rules.expected).alias(c.EXPECTED_SCORE),
-        s.written_points(pl.col(s.SIDE_SCORE), rules.expected).alias(c.SCORE),
-        pl.col(s.K_AUDIT).alias(c.K_USED),
+        s.written_points(pl.col(w.PD), rules.expected).alias(c.EXPECTED_SCORE),
+        s.written_points(pl.col(w.SIDE_SCORE), rules.expected).alias(c.SCORE),
+        pl.col(w.K_AUDIT).alias(c.K_USED),
         s.written_points(kdev100, rules.expected).alias(c.K_CHANGE),
-        (pl.col(s.RATED) | published).alias(c.COUNTED),
+        (pl.col(w.RATED) | published).alias(c.COUNTED),
         pl.lit(reasons).gather(reason.cast(pl.UInt32)).alias(c.REASON),
         pl.lit(rules_named).gather(_event_rule().cast(pl.UInt32)).alias(c.EVENT_RULE),
     )
@@ -132,21 +133,21 @@ def _by_player(k_used: pl.Series) -> pl.Expr:
     is a small whole number, at most :data:`elo_batch.config.MAX_K`) the table stays in the processor's
     cache for a list of a million players (10M games: 0.7 -> 0.2 s)."""
     if not k_used.dtype.is_integer():
-        return pl.lit(k_used).gather(pl.col(s.IDX))
-    return pl.lit(k_used.cast(pl.Int16)).gather(pl.col(s.IDX)).cast(k_used.dtype)
+        return pl.lit(k_used).gather(pl.col(w.IDX))
+    return pl.lit(k_used.cast(pl.Int16)).gather(pl.col(w.IDX)).cast(k_used.dtype)
 
 
 def _event_rule() -> pl.Expr:
     """The event rule that decided a side (``__event_rule`` codes): a match's rule (B.02 6.1, 6.2), else
     8.2.4 seen from this side (an opponent unrated at the event's start; a player unrated there who
     counts, rated for himself), else the row's rule (list at the event's start, period)."""
-    row_rule = pl.col(s.EVENT_RULE)
+    row_rule = pl.col(w.EVENT_RULE)
     return (
         pl.when(row_rule.is_in([s.RULE_MATCH_UNRATED, s.RULE_MATCH_DECIDED, s.RULE_MATCH_WAIVER]))
         .then(row_rule)
-        .when(pl.col(s.CODE) == s.UNRATED_AT_START)
+        .when(pl.col(w.CODE) == s.UNRATED_AT_START)
         .then(s.RULE_OPPONENT_LATE)
-        .when(pl.col(s.OWN_LATE) & pl.col(s.RATED))
+        .when(pl.col(w.OWN_LATE) & pl.col(w.RATED))
         .then(s.RULE_RATED_FOR_HIMSELF)
         .otherwise(row_rule)
     )

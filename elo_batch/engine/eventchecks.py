@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.inputs.eventcells import TYPES
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 
@@ -26,9 +27,11 @@ def event_attributes(
     merged = pl.DataFrame({c.EVENT_ID: ids})
     rows_refused, events_refused = [], []
     for name in names:
-        file_value = given.select(c.EVENT_ID, pl.col(name).alias("__file")).filter(pl.col("__file").is_not_null())
+        file_value = given.select(c.EVENT_ID, pl.col(name).alias(w.FILE_VALUE)).filter(
+            pl.col(w.FILE_VALUE).is_not_null()
+        )
         row_value = on_rows.select("row_key", c.EVENT_ID, name).filter(pl.col(name).is_not_null())
-        against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col("__file"))
+        against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col(w.FILE_VALUE))
         rows_refused.append(
             against.select(
                 "row_key",
@@ -39,7 +42,7 @@ def event_attributes(
                     "attributes once, in the events file, or the same on each of its rows.",
                     c.EVENT_ID,
                     pl.lit(name),
-                    pl.col("__file").cast(pl.String),
+                    pl.col(w.FILE_VALUE).cast(pl.String),
                     pl.col(name).cast(pl.String),
                 ).alias(c.REASON),
             )
@@ -47,9 +50,9 @@ def event_attributes(
         by_rows = (
             row_value.join(file_value, on=c.EVENT_ID, how="anti")
             .group_by(c.EVENT_ID)
-            .agg(pl.col(name).unique().sort().alias("__values"))
+            .agg(pl.col(name).unique().sort().alias(w.VALUES))
         )
-        clash = by_rows.filter(pl.col("__values").list.len() > 1)
+        clash = by_rows.filter(pl.col(w.VALUES).list.len() > 1)
         events_refused.append(
             clash.select(
                 c.EVENT_ID,
@@ -60,18 +63,18 @@ def event_attributes(
                     "once, in the events file, or the same on each of the event's rows.",
                     c.EVENT_ID,
                     pl.lit(name),
-                    pl.col("__values").cast(pl.List(pl.String)).list.join(", "),
+                    pl.col(w.VALUES).cast(pl.List(pl.String)).list.join(", "),
                 ).alias(c.REASON),
             )
         )
-        one = by_rows.filter(pl.col("__values").list.len() == 1).select(
-            c.EVENT_ID, pl.col("__values").list.first().alias("__rows")
+        one = by_rows.filter(pl.col(w.VALUES).list.len() == 1).select(
+            c.EVENT_ID, pl.col(w.VALUES).list.first().alias(w.ROWS_VALUE)
         )
         merged = (
             merged.join(file_value, on=c.EVENT_ID, how="left", maintain_order="left")
             .join(one, on=c.EVENT_ID, how="left", maintain_order="left")
-            .with_columns(pl.coalesce("__file", "__rows").cast(schema[name]).alias(name))
-            .drop("__file", "__rows")
+            .with_columns(pl.coalesce(w.FILE_VALUE, w.ROWS_VALUE).cast(schema[name]).alias(name))
+            .drop(w.FILE_VALUE, w.ROWS_VALUE)
         )
     refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
     return merged, pl.concat(rows_refused), refused_events
@@ -81,19 +84,19 @@ def crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
     """Matches whose games have more than two players, refused whole."""
     players = pl.concat(
         [
-            match_rows.select(c.EVENT_ID, pl.col(c.WHITE_ID).cast(pl.String).alias("__player")),
-            match_rows.select(c.EVENT_ID, pl.col(c.BLACK_ID).cast(pl.String).alias("__player")),
+            match_rows.select(c.EVENT_ID, pl.col(c.WHITE_ID).cast(pl.String).alias(w.MATCH_PLAYER)),
+            match_rows.select(c.EVENT_ID, pl.col(c.BLACK_ID).cast(pl.String).alias(w.MATCH_PLAYER)),
         ]
     ).drop_nulls()
-    crowded = players.group_by(c.EVENT_ID, maintain_order=True).agg(pl.col("__player").unique().sort())
-    return crowded.filter(pl.col("__player").list.len() > 2).select(
+    crowded = players.group_by(c.EVENT_ID, maintain_order=True).agg(pl.col(w.MATCH_PLAYER).unique().sort())
+    return crowded.filter(pl.col(w.MATCH_PLAYER).list.len() > 2).select(
         c.EVENT_ID,
         pl.lit(c.EVENT_TYPE).alias(c.COLUMN),
         pl.lit(c.MATCH).alias(c.VALUE),
         pl.format(
             "event '{}' is a match, but its games have {} players ({}). Hint: a match is played by two "
             "players; give other events event_type tournament.",
-            c.EVENT_ID, pl.col("__player").list.len(), pl.col("__player").list.join(", "),
+            c.EVENT_ID, pl.col(w.MATCH_PLAYER).list.len(), pl.col(w.MATCH_PLAYER).list.join(", "),
         ).alias(c.REASON),
     )  # fmt: skip
 

@@ -31,14 +31,13 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import events as ev
 from elo_batch.engine import schema as s
 from elo_batch.rules.events import CLOSING_DAYS, LONG_EVENT_DAYS, REPORT_DAYS
 
 #: Examples a warning names.
 EXAMPLES = 5
-_RULE = "__rule"
-_INDEX = "__event_index"  # a row's event: its row in PeriodEvents.events
 
 
 @dataclass(frozen=True)
@@ -48,8 +47,8 @@ class PeriodEvents:
     Attributes:
         period: Month of play, ``YYYY-MM``.
         by_event: Events decide the periods (``period_by="event"``): 8.2.4 and the start lists apply.
-        events: The period's events: ``event_id``, ``__rule`` (6.1 or 0), ``__source``, ``__start_period``.
-        decided: Rows played after their match was decided: ``row_key``, ``__rule`` (6.2 or its waiver).
+        events: The period's events: ``event_id``, ``__match_rule`` (6.1 or 0), ``__source``, ``__start_period``.
+        decided: Rows played after their match was decided: ``row_key``, ``__match_rule`` (6.2 or its waiver).
         start_ratings: By month of an event's start (earlier in the run), the rating on that month's list
             in force of each dense player index (Float64; null: unrated or absent).
         notes: Warnings about the period's events.
@@ -92,7 +91,7 @@ def period_events(
     by_event = facts.period_by == "event"
     here = facts.groups.filter(pl.col(c.PERIOD) == period)[c.EVENT_ID].drop_nulls().unique()
     events = facts.events.filter(pl.col(c.EVENT_ID).is_in(here.implode()))
-    starts = events.filter(pl.col(ev.START_PERIOD) < period)[ev.START_PERIOD].unique().sort().to_list()
+    starts = events.filter(pl.col(w.START_PERIOD) < period)[w.START_PERIOD].unique().sort().to_list()
     start_ratings = {
         month: _by_index(ids, at_start)
         for month in (starts if by_event else [])
@@ -103,18 +102,18 @@ def period_events(
     events = events.select(
         c.EVENT_ID,
         pl.when(pl.col(c.EVENT_ID).is_in(unrated.implode())).then(s.RULE_MATCH_UNRATED).otherwise(s.NO_RULE)
-        .cast(pl.UInt8).alias(_RULE),
-        ev.SOURCE,
-        ev.START_PERIOD,
+        .cast(pl.UInt8).alias(w.MATCH_RULE),
+        w.SOURCE,
+        w.START_PERIOD,
     )  # fmt: skip
     decided = facts.decided.filter(pl.col("row_key").is_in(matches["row_key"].implode())).select(
         "row_key",
-        pl.when(ev.WAIVED).then(s.RULE_MATCH_WAIVER).otherwise(s.RULE_MATCH_DECIDED).cast(pl.UInt8).alias(_RULE),
+        pl.when(w.WAIVED).then(s.RULE_MATCH_WAIVER).otherwise(s.RULE_MATCH_DECIDED).cast(pl.UInt8).alias(w.MATCH_RULE),
     )
     notes = [*_notes(facts, period, here), *_match_start_note(period, judged_now)]
     unstarted = events.filter(
-        (pl.col(ev.START_PERIOD) < period) & ~pl.col(ev.START_PERIOD).is_in(_texts(start_ratings)) & by_event
-    ).select(c.EVENT_ID, ev.START_PERIOD)
+        (pl.col(w.START_PERIOD) < period) & ~pl.col(w.START_PERIOD).is_in(_texts(start_ratings)) & by_event
+    ).select(c.EVENT_ID, w.START_PERIOD)
     return PeriodEvents(period, by_event, events, decided, start_ratings, tuple(notes), unstarted)
 
 
@@ -132,35 +131,38 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
     """
     white, black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
     events = facts.events if facts is not None else pl.DataFrame()
-    matches = facts is not None and events.height > 0 and bool((events[_RULE] != s.NO_RULE).any())
+    matches = facts is not None and events.height > 0 and bool((events[w.MATCH_RULE] != s.NO_RULE).any())
     if facts is None or not (facts.decided.height or matches or (facts.by_event and events.height)):
         # no rule can apply: by date without matches of the period (what most runs are)
         return table.with_columns(
             white.alias(c.WHITE_RATING),
             black.alias(c.BLACK_RATING),
-            pl.lit(s.NO_RULE, pl.UInt8).alias(s.EVENT_RULE),
+            pl.lit(s.NO_RULE, pl.UInt8).alias(w.EVENT_RULE),
             *_late(white, black, facts is not None and facts.by_event),
         )
     index = pl.col(c.EVENT_ID).replace_strict(
         events[c.EVENT_ID], pl.Series(range(events.height), dtype=pl.UInt32), default=None, return_dtype=pl.UInt32
     )
-    table = table.with_columns(index.alias(_INDEX))  # each row's event, looked up once
+    table = table.with_columns(index.alias(w.EVENT_INDEX))  # each row's event, looked up once
 
     def of_event(name: str, default: object, dtype: pl.DataType) -> pl.Expr:
-        return pl.lit(events[name]).gather(pl.col(_INDEX)).fill_null(pl.lit(default, dtype))
+        return pl.lit(events[name]).gather(pl.col(w.EVENT_INDEX)).fill_null(pl.lit(default, dtype))
 
-    start = of_event(ev.START_PERIOD, None, pl.String())
+    start = of_event(w.START_PERIOD, None, pl.String())
     for month, ratings in facts.start_ratings.items():
         at_start = start == month
-        white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(s.WHITE))).otherwise(white)
-        black = pl.when(black.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(s.BLACK))).otherwise(black)
+        white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.WHITE))).otherwise(white)
+        black = pl.when(black.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.BLACK))).otherwise(black)
     decided = pl.col(s.ROW_KEY).replace_strict(
-        facts.decided[s.ROW_KEY], facts.decided[_RULE], default=pl.lit(s.NO_RULE, pl.UInt8), return_dtype=pl.UInt8
+        facts.decided[s.ROW_KEY],
+        facts.decided[w.MATCH_RULE],
+        default=pl.lit(s.NO_RULE, pl.UInt8),
+        return_dtype=pl.UInt8,
     )
     moved = pl.col(c.DATE).dt.strftime("%Y-%m") != facts.period
-    source = of_event(ev.SOURCE, ev.BY_DATE, pl.UInt8())
+    source = of_event(w.SOURCE, ev.BY_DATE, pl.UInt8())
     rule = (
-        pl.when(of_event(_RULE, s.NO_RULE, pl.UInt8()) == s.RULE_MATCH_UNRATED)
+        pl.when(of_event(w.MATCH_RULE, s.NO_RULE, pl.UInt8()) == s.RULE_MATCH_UNRATED)
         .then(s.RULE_MATCH_UNRATED)
         .when(decided != s.NO_RULE)
         .then(decided)
@@ -174,9 +176,9 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
     )
     with_ratings = table.with_columns(white.cast(pl.Float64).alias(c.WHITE_RATING), black.alias(c.BLACK_RATING))
     return with_ratings.with_columns(
-        rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(s.EVENT_RULE),
+        rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(w.EVENT_RULE),
         *_late(pl.col(c.WHITE_RATING), pl.col(c.BLACK_RATING), facts.by_event),
-    ).drop(_INDEX)
+    ).drop(w.EVENT_INDEX)
 
 
 def start_note(facts: PeriodEvents, table: pl.DataFrame) -> list[str]:
@@ -229,10 +231,10 @@ def _nonzero(name: str) -> pl.Expr:
 def _late(white: pl.Expr, black: pl.Expr, by_event: bool) -> list[pl.Expr]:
     """B.02 8.2.4's signal: a side without a rating at the event's start where the other side has one."""
     if not by_event:
-        return [pl.lit(False).alias(s.WHITE_LATE), pl.lit(False).alias(s.BLACK_LATE)]
+        return [pl.lit(False).alias(w.WHITE_LATE), pl.lit(False).alias(w.BLACK_LATE)]
     return [
-        (white.is_null() & black.is_not_null()).alias(s.WHITE_LATE),
-        (~pl.col(s.ONE_SIDED) & black.is_null() & white.is_not_null()).alias(s.BLACK_LATE),
+        (white.is_null() & black.is_not_null()).alias(w.WHITE_LATE),
+        (~pl.col(s.ONE_SIDED) & black.is_null() & white.is_not_null()).alias(w.BLACK_LATE),
     ]
 
 
@@ -262,11 +264,11 @@ def _unrated_matches(
     """
     if not rows.height:
         return pl.Series(c.EVENT_ID, [], pl.String), pl.DataFrame(
-            schema={c.EVENT_ID: pl.String, ev.START_PERIOD: pl.String}
+            schema={c.EVENT_ID: pl.String, w.START_PERIOD: pl.String}
         )
     id_type = listed[c.PLAYER_ID].dtype
     frame = rows.with_columns(pl.col(c.WHITE_ID, c.BLACK_ID).cast(id_type)).join(
-        events.select(c.EVENT_ID, ev.START_PERIOD), on=c.EVENT_ID, how="left", maintain_order="left"
+        events.select(c.EVENT_ID, w.START_PERIOD), on=c.EVENT_ID, how="left", maintain_order="left"
     )
 
     def rated_on(rating_list: pl.DataFrame, prefix: str) -> tuple[pl.Expr, pl.Expr]:
@@ -277,14 +279,14 @@ def _unrated_matches(
             frame = frame.join(renamed, on=player, how="left", maintain_order="left")
         return pl.col(f"{prefix}w"), pl.col(f"{prefix}b")
 
-    now_white, now_black = rated_on(listed, "__now_")
+    now_white, now_black = rated_on(listed, w.NOW_PREFIX)
     list_white, list_black = now_white, now_black  # the list of the start: the period's, or the run's own
     row_white, row_black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
     white, black = row_white, row_black  # for 8.2.4's signal (by event)
-    began = pl.col(ev.START_PERIOD)
+    began = pl.col(w.START_PERIOD)
     known = {month: table for month, table in start_lists.items() if table is not None and month < period}
     for number, (month, rating_list) in enumerate(known.items()):
-        start_white, start_black = rated_on(rating_list, f"__start{number}_")
+        start_white, start_black = rated_on(rating_list, f"{w.START_LIST_PREFIX}{number}_")
         list_white = pl.when(began == month).then(start_white).otherwise(list_white)
         list_black = pl.when(began == month).then(start_black).otherwise(list_black)
         if by_event:
@@ -299,7 +301,7 @@ def _unrated_matches(
         pl.coalesce(row_black, at_start_black).is_null()
     ).otherwise(at_start_black.is_null() | late_black)
     guessed = before_run & (row_white.is_null() | (~one_sided & row_black.is_null()))
-    judged_now = frame.filter(guessed).select(c.EVENT_ID, ev.START_PERIOD).unique().sort(c.EVENT_ID)
+    judged_now = frame.filter(guessed).select(c.EVENT_ID, w.START_PERIOD).unique().sort(c.EVENT_ID)
     return frame.filter(unrated)[c.EVENT_ID].unique(), judged_now
 
 
@@ -324,12 +326,12 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
     events = facts.events.filter(pl.col(c.EVENT_ID).is_in(here.implode())).sort(c.EVENT_END, c.EVENT_ID)
     end = pl.col(c.EVENT_END)
     closing = events.filter((end.dt.month_end().dt.day() - end.dt.day()) <= REPORT_DAYS).with_columns(
-        ev.closing_period(end).alias("__closing")
+        ev.closing_period(end).alias(w.CLOSING)
     )
     if closing.height:
         shown = ", ".join(
             f"{event!r} ended {day} (closing date: {month})"
-            for event, day, month in closing.select(c.EVENT_ID, end, "__closing").head(EXAMPLES).iter_rows()
+            for event, day, month in closing.select(c.EVENT_ID, end, w.CLOSING).head(EXAMPLES).iter_rows()
         )
         notes.append(
             f"{period}: {closing.height} event(s) end within {REPORT_DAYS} days of a month's end: {shown}"
@@ -341,7 +343,7 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
     notes += _moved_notes(facts, period)
     if facts.period_by != "event":
         return notes
-    days = ((end - pl.col(c.EVENT_START)).dt.total_days() + 1).alias("__days")
+    days = ((end - pl.col(c.EVENT_START)).dt.total_days() + 1).alias(w.DAYS)
     for event, first, last, length in (
         events.filter(days > LONG_EVENT_DAYS).select(c.EVENT_ID, c.EVENT_START, end, days).head(EXAMPLES).iter_rows()
     ):
@@ -361,28 +363,28 @@ def _moved_notes(facts: ev.EventFacts, period: str) -> list[str]:
     in the row's month, after its list's closing date), rated whole with an event that ends in a later
     month, or given the period by ``period`` (the row's; by event also its event's in the events file)."""
     end_month = pl.col(c.EVENT_END).dt.strftime("%Y-%m")
-    by_closing = pl.col(ev.SOURCE) == ev.BY_CLOSING_DATE
+    by_closing = pl.col(w.SOURCE) == ev.BY_CLOSING_DATE
     why = (
-        pl.when(by_closing & (end_month == pl.col(ev.MONTH))).then(pl.lit("closing"))
+        pl.when(by_closing & (end_month == pl.col(w.MONTH))).then(pl.lit("closing"))
         .when(by_closing).then(pl.lit("event"))
         .otherwise(pl.lit("period"))  # a row without an event, or an event given its period
     )  # fmt: skip
-    events = facts.events.select(c.EVENT_ID, ev.SOURCE, c.EVENT_END)
-    groups = facts.groups.join(events, on=c.EVENT_ID, how="left").with_columns(why.alias(_WHY))
+    events = facts.events.select(c.EVENT_ID, w.SOURCE, c.EVENT_END)
+    groups = facts.groups.join(events, on=c.EVENT_ID, how="left").with_columns(why.alias(w.MOVED))
     given = "`period` (the row's or its event's)" if facts.period_by == "event" else "their `period`"
     notes = []
-    later = groups.filter((pl.col(ev.MONTH) == period) & (pl.col(c.PERIOD) > period))
+    later = groups.filter((pl.col(w.MONTH) == period) & (pl.col(c.PERIOD) > period))
     if later.height:
         kinds = {
             "event": "of events that end in a later month are rated whole in the period of their end ({})",
             "period": f"are given a later period by {given} ({{}})",
         }
         notes.append(
-            f"{period}: {later[ev.ROWS].sum()} row(s) dated in {period} are rated in a later period "
+            f"{period}: {later[w.ROWS].sum()} row(s) dated in {period} are rated in a later period "
             f"({_by(later, c.PERIOD)}): {_kinds(later, kinds, c.PERIOD)}. A monthly run must hand these rows "
             "in again with the games of that period."
         )
-    earlier = groups.filter((pl.col(c.PERIOD) == period) & (pl.col(ev.MONTH) < period))
+    earlier = groups.filter((pl.col(c.PERIOD) == period) & (pl.col(w.MONTH) < period))
     if earlier.height:
         kinds = {
             "event": "of events that end in a later month than their date's are rated whole in the period of "
@@ -390,33 +392,30 @@ def _moved_notes(facts: ev.EventFacts, period: str) -> list[str]:
             "period": f"are given {period} by {given} (dated {{}})",
         }
         notes.append(
-            f"{period}: {earlier[ev.ROWS].sum()} row(s) dated before {period} are rated in it: "
-            f"{_kinds(earlier, kinds, ev.MONTH)}"
+            f"{period}: {earlier[w.ROWS].sum()} row(s) dated before {period} are rated in it: "
+            f"{_kinds(earlier, kinds, w.MONTH)}"
         )
     return notes
-
-
-_WHY = "__why"
 
 
 def _kinds(moved: pl.DataFrame, texts: Mapping[str, str], key: str) -> str:
     """The moved rows' count of each kind, with its text (counts by ``key`` in its ``{}``); those deferred
     by the closing date, one phrase per month of play they are deferred from."""
     parts = []
-    deferred = moved.filter(pl.col(_WHY) == "closing").group_by(ev.MONTH, c.PERIOD).agg(pl.col(ev.ROWS).sum())
-    for month, to, rows in deferred.sort(ev.MONTH, c.PERIOD).iter_rows():
+    deferred = moved.filter(pl.col(w.MOVED) == "closing").group_by(w.MONTH, c.PERIOD).agg(pl.col(w.ROWS).sum())
+    for month, to, rows in deferred.sort(w.MONTH, c.PERIOD).iter_rows():
         day, words = _closing(month)
         parts.append(f"{rows} of events that end after {day}, {words}, are deferred to {to}")
     for kind, text in texts.items():
-        rows = moved.filter(pl.col(_WHY) == kind)
+        rows = moved.filter(pl.col(w.MOVED) == kind)
         if rows.height:
-            parts.append(f"{rows[ev.ROWS].sum()} {text.format(_by(rows, key))}")
+            parts.append(f"{rows[w.ROWS].sum()} {text.format(_by(rows, key))}")
     return "; ".join(parts)
 
 
 def _by(rows: pl.DataFrame, key: str) -> str:
     """``"2025-12: 3, 2026-01: 1"``: the rows by ``key``, in order."""
-    counts = rows.group_by(key).agg(pl.col(ev.ROWS).sum()).sort(key)
+    counts = rows.group_by(key).agg(pl.col(w.ROWS).sum()).sort(key)
     return ", ".join(f"{value}: {n}" for value, n in counts.iter_rows())
 
 

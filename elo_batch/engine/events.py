@@ -31,6 +31,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.choices import PeriodBy
 from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
 from elo_batch.inputs.eventcells import TYPES
@@ -39,15 +40,9 @@ from elo_batch.inputs.readers import InputFile
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.events import CLOSING_DAYS
 
-#: How an event's period was decided (``events["__source"]``): by its games' dates (as without events),
-#: by the closing-date rule, or given (events file or game rows).
+#: How an event's period was decided (``events[w.SOURCE]``): by its games' dates (as without
+#: events), by the closing-date rule, or given (events file or game rows).
 BY_DATE, BY_CLOSING_DATE, GIVEN = 0, 1, 2
-MONTH: Final = "__month"  # the month of a row's date (YYYY-MM; null without a date)
-ROWS: Final = "__rows"  # rows of a group
-FIRST, LAST = "__first", "__last"  # first and last game date
-SOURCE: Final = "__source"  # UInt8: how the event's period was decided (BY_DATE, ...)
-START_PERIOD: Final = "__start_period"  # the month of the event's first day: its list in force
-WAIVED: Final = "__waived"  # Boolean: the match asked for the 6.2 waiver
 #: The columns of a match's rows that the rules need (and the rejected rows' record).
 MATCH_ROWS: Final = tuple(CANONICAL_SCHEMA)
 
@@ -136,9 +131,9 @@ def event_groups(rows: pl.LazyFrame, plan: EventPlan) -> tuple[pl.LazyFrame, pl.
     """
     picked = pl.concat([plan.matches, plan.refused_events[c.EVENT_ID]])
     # by day first (the month's text is then made once per event and day, not once per row)
-    by_day = rows.group_by(c.EVENT_ID, c.PERIOD, c.DATE).agg(pl.len().cast(pl.Int64).alias(ROWS))
-    groups = by_day.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
-        pl.col(ROWS).sum(), pl.col(c.DATE).min().alias(FIRST), pl.col(c.DATE).max().alias(LAST)
+    by_day = rows.group_by(c.EVENT_ID, c.PERIOD, c.DATE).agg(pl.len().cast(pl.Int64).alias(w.ROWS))
+    groups = by_day.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
+        pl.col(w.ROWS).sum(), pl.col(c.DATE).min().alias(w.FIRST_DATE), pl.col(c.DATE).max().alias(w.LAST_DATE)
     )
     if picked.len() == 0 and plan.refused_rows.height == 0:  # no event needs its rows: none are read for it
         return groups, rows.select(MATCH_ROWS).head(0)
@@ -178,15 +173,15 @@ def reduce_events(
         return frame.with_columns(row_period(events))
 
     refused = placed(refused)
-    removed = refused.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(MONTH)).agg(
-        (-pl.len().cast(pl.Int64)).alias(ROWS)
+    removed = refused.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
+        (-pl.len().cast(pl.Int64)).alias(w.ROWS)
     )
     final = (
-        pl.concat([placed(groups).select(c.EVENT_ID, c.PERIOD, MONTH, ROWS), removed])
-        .group_by(c.EVENT_ID, c.PERIOD, MONTH)
-        .agg(pl.col(ROWS).sum())
-        .filter(pl.col(ROWS) > 0)
-        .sort(c.PERIOD, MONTH, c.EVENT_ID, nulls_last=True)
+        pl.concat([placed(groups).select(c.EVENT_ID, c.PERIOD, w.MONTH, w.ROWS), removed])
+        .group_by(c.EVENT_ID, c.PERIOD, w.MONTH)
+        .agg(pl.col(w.ROWS).sum())
+        .filter(pl.col(w.ROWS) > 0)
+        .sort(c.PERIOD, w.MONTH, c.EVENT_ID, nulls_last=True)
     )
     match_rows = placed(match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())))
     notes = (*plan.notes, *_unscheduled_matches(events, match_rows))
@@ -230,7 +225,7 @@ def settle(
         rows = rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode()))
     if period_by == "event":
         rows = rows.with_columns(row_period(facts.events))
-    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
+    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(w.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
     rejected = games.rejected
     if refused.height:
         rejected = pl.concat([rejected, refused.drop("row_key")]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
@@ -257,11 +252,11 @@ def closing_period(end: pl.Expr) -> pl.Expr:
 
 def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> pl.DataFrame:
     """One row per event with rows: attributes with defaults, the period where it is rated (by event)."""
-    dates = groups.group_by(c.EVENT_ID).agg(pl.col(FIRST).min(), pl.col(LAST).max())
+    dates = groups.group_by(c.EVENT_ID).agg(pl.col(w.FIRST_DATE).min(), pl.col(w.LAST_DATE).max())
     events = dates.join(attributes, on=c.EVENT_ID, how="left").with_columns(
         pl.coalesce(c.EVENT_TYPE, pl.lit(c.TOURNAMENT)).alias(c.EVENT_TYPE),
-        pl.coalesce(c.EVENT_START, FIRST).alias(c.EVENT_START),
-        pl.coalesce(c.EVENT_END, LAST).alias(c.EVENT_END),
+        pl.coalesce(c.EVENT_START, w.FIRST_DATE).alias(c.EVENT_START),
+        pl.coalesce(c.EVENT_END, w.LAST_DATE).alias(c.EVENT_END),
     )
     if by_event:
         given = pl.col(c.PERIOD).is_not_null()
@@ -269,12 +264,12 @@ def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> p
         events = events.with_columns(
             pl.coalesce(c.PERIOD, closing).alias(c.PERIOD),
             pl.when(given).then(GIVEN).when(closing.is_not_null()).then(BY_CLOSING_DATE).otherwise(BY_DATE)
-            .cast(pl.UInt8).alias(SOURCE),
+            .cast(pl.UInt8).alias(w.SOURCE),
         )  # fmt: skip
     else:
-        events = events.with_columns(pl.lit(None, pl.String).alias(c.PERIOD), pl.lit(BY_DATE, pl.UInt8).alias(SOURCE))
+        events = events.with_columns(pl.lit(None, pl.String).alias(c.PERIOD), pl.lit(BY_DATE, pl.UInt8).alias(w.SOURCE))
     return events.select(
-        c.EVENT_ID, *TYPES, c.PERIOD, SOURCE, pl.col(c.EVENT_START).dt.strftime("%Y-%m").alias(START_PERIOD)
+        c.EVENT_ID, *TYPES, c.PERIOD, w.SOURCE, pl.col(c.EVENT_START).dt.strftime("%Y-%m").alias(w.START_PERIOD)
     ).sort(c.EVENT_ID)
 
 
@@ -288,10 +283,10 @@ def _decided(match_rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     scheduled = events.filter(pl.col(c.MATCH_GAMES).is_not_null()).select(c.EVENT_ID, c.MATCH_GAMES, c.RATE_ALL_GAMES)
     played = match_rows.filter(~pl.col("duplicate")).join(scheduled, on=c.EVENT_ID, how="inner")
     first = pl.min_horizontal(pl.col(c.WHITE_ID).cast(pl.String), pl.col(c.BLACK_ID).cast(pl.String))
-    ordered = played.with_columns(first.min().over(c.EVENT_ID).alias("__a")).sort(
+    ordered = played.with_columns(first.min().over(c.EVENT_ID).alias(w.MATCH_PLAYER_A)).sort(
         c.EVENT_ID, pl.col(c.ROUND).cast(pl.Float64, strict=False), c.ROUND, c.DATE, "row_key", nulls_last=True
     )
-    a_is_white = pl.col(c.WHITE_ID).cast(pl.String) == pl.col("__a")
+    a_is_white = pl.col(c.WHITE_ID).cast(pl.String) == pl.col(w.MATCH_PLAYER_A)
     score_a = pl.when(a_is_white).then(pl.col("score100")).otherwise(100 - pl.col("score100")).cast(pl.Int64)
     half = 50 * pl.col(c.MATCH_GAMES)  # N/2 points, in hundredths
     a = score_a.cum_sum().over(c.EVENT_ID)
@@ -300,7 +295,7 @@ def _decided(match_rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
     earlier = (decided.cum_sum().over(c.EVENT_ID) - decided) > 0
     return (
         ordered.filter(earlier)
-        .select("row_key", pl.col(c.RATE_ALL_GAMES).fill_null(False).alias(WAIVED))
+        .select("row_key", pl.col(c.RATE_ALL_GAMES).fill_null(False).alias(w.WAIVED))
         .sort("row_key")
     )
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.config import next_period
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
@@ -78,7 +79,7 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
         7.1.2 (floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     pending = sums.pending.with_columns(
-        pl.lit(prepared.ids).gather(pl.col(s.IDX)).alias(c.PLAYER_ID), pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON)
+        pl.lit(prepared.ids).gather(pl.col(w.IDX)).alias(c.PLAYER_ID), pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON)
     )
     pools = pool_first_ratings(pending.lazy(), prepared.listed.lazy(), rules, period).collect()
     flags = _pending_flags(pending, pools)
@@ -86,7 +87,7 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
     if sums.by_game is not None:
         k_used = players.select(c.K_USED).collect(engine=ENGINE).to_series()
         players = _change_by_game(players, k_used, sums.by_game)
-    new_list = _finish_list(players.filter(s.OUTPUT), rules, period, bands or default_bands())
+    new_list = _finish_list(players.filter(w.OUTPUT), rules, period, bands or default_bands())
     # two plans over the same players, run side by side; K alone costs less than keeping every column
     separate = pl.QueryOptFlags(comm_subplan_elim=False)
     ratings, k_used_frame = pl.collect_all([new_list, players.select(c.K_USED)], engine=ENGINE, optimizations=separate)
@@ -151,18 +152,18 @@ def _reached_on_list(rules: RuleSet) -> list[pl.Expr]:
     ladder = rules.k
     reached_2400 = engine.reached(pl.col(c.REACHED_2400), pl.col(c.RATING), ladder.top_from, pl.col(c.K), ladder)
     reached_2300 = reached_2400 | engine.reached(pl.col(c.REACHED_2300), pl.col(c.RATING), ladder.junior_below)
-    return [reached_2400.alias(s.REACHED_2400_BEFORE), reached_2300.alias(s.REACHED_2300_BEFORE)]
+    return [reached_2400.alias(w.REACHED_2400_BEFORE), reached_2300.alias(w.REACHED_2300_BEFORE)]
 
 
 def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> Flags:
     """Keys of the pending sides that count for a published first rating, and of those ignored as a
     first event scored zero (B.02 8.2.1)."""
-    first = pending.select(s.KEY, c.PLAYER_ID, c.EVENT_ID).join(
-        pools.select(c.PLAYER_ID, s.PUBLISHED, s.IGNORED_EVENTS), on=c.PLAYER_ID, how="left"
+    first = pending.select(w.KEY, c.PLAYER_ID, c.EVENT_ID).join(
+        pools.select(c.PLAYER_ID, w.PUBLISHED, w.IGNORED_EVENTS), on=c.PLAYER_ID, how="left"
     )
-    ignored = pl.col(s.IGNORED_EVENTS).list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
-    published = pl.col(s.PUBLISHED).fill_null(False) & ~ignored
-    return Flags(ignored=first.filter(ignored)[s.KEY], published=first.filter(published)[s.KEY])
+    ignored = pl.col(w.IGNORED_EVENTS).list.contains(pl.coalesce(c.EVENT_ID, pl.lit(""))).fill_null(False)
+    published = pl.col(w.PUBLISHED).fill_null(False) & ~ignored
+    return Flags(ignored=first.filter(ignored)[w.KEY], published=first.filter(published)[w.KEY])
 
 
 def _players(
@@ -177,63 +178,63 @@ def _players(
     # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
     # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
     # a rated player, or the pending sums of an unrated one.
-    pending_sums = pending.group_by(s.IDX).agg(
-        pl.len().cast(pl.Int64).alias(s.PENDING_N),
-        pl.col(c.OPPONENT_RATING).sum().alias(s.PENDING_OPP),
-        (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(s.PENDING_W2),
+    pending_sums = pending.group_by(w.IDX).agg(
+        pl.len().cast(pl.Int64).alias(w.PENDING_N),
+        pl.col(c.OPPONENT_RATING).sum().alias(w.PENDING_OPP),
+        (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(w.PENDING_W2),
     )
-    sums = rated.join(pending_sums, on=s.IDX, how="full", coalesce=True).select(
-        s.IDX,
-        s.N,
-        s.DEV_SUM,
-        s.W100,
-        s.PD_SUM,
-        pl.coalesce(s.N, s.PENDING_N).alias(s.PERF_N),
-        pl.coalesce(s.OPP_SUM, s.PENDING_OPP).cast(pl.Int64).alias(s.PERF_OPP),
-        pl.coalesce(pl.col(s.W100) // 50, s.PENDING_W2).alias(s.PERF_W2),
+    sums = rated.join(pending_sums, on=w.IDX, how="full", coalesce=True).select(
+        w.IDX,
+        w.N,
+        w.DEV_SUM,
+        w.W100,
+        w.PD_SUM,
+        pl.coalesce(w.N, w.PENDING_N).alias(w.PERF_N),
+        pl.coalesce(w.OPP_SUM, w.PENDING_OPP).cast(pl.Int64).alias(w.PERF_OPP),
+        pl.coalesce(pl.col(w.W100) // 50, w.PENDING_W2).alias(w.PERF_W2),
     )
     listed = prepared.listed
     universe = listed.lazy()
     if prepared.players > listed.height:
         unlisted = pl.LazyFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
         universe = pl.concat([universe, unlisted], how="diagonal_relaxed")
-    pooled = pools.with_columns(pl.lit(True).alias(s.POOLED))
+    pooled = pools.with_columns(pl.lit(True).alias(w.POOLED))
     pool_index = pl.concat(  # the index of each pooled player: pending sides this period, or the list's pools
         [
-            pending.select(s.IDX, c.PLAYER_ID),
-            listed.select(pl.int_range(pl.len(), dtype=s.INDEX_TYPE).alias(s.IDX), c.PLAYER_ID, c.PENDING)
+            pending.select(w.IDX, c.PLAYER_ID),
+            listed.select(pl.int_range(pl.len(), dtype=s.INDEX_TYPE).alias(w.IDX), c.PLAYER_ID, c.PENDING)
             .filter(pl.col(c.PENDING).is_not_null())
             .drop(c.PENDING),
         ]
-    ).unique(s.IDX)
+    ).unique(w.IDX)
     by_player = [
-        _at_index(sums, prepared.players, s.SUMS_ROW),
-        _at_index(pooled.join(pool_index, on=c.PLAYER_ID).drop(c.PLAYER_ID), prepared.players, s.POOLS_ROW),
+        _at_index(sums, prepared.players, w.SUMS_ROW),
+        _at_index(pooled.join(pool_index, on=c.PLAYER_ID).drop(c.PLAYER_ID), prepared.players, w.POOLS_ROW),
     ]
     players = (
-        universe.with_row_index(s.IDX)
+        universe.with_row_index(w.IDX)
         .with_columns(row for row, _ in by_player if row is not None)
         .with_columns(column for _, columns in by_player for column in columns)
-        .drop(s.SUMS_ROW, s.POOLS_ROW, strict=False)
-        .with_columns(((pl.col(s.IDX) < listed.height) | pl.col(s.POOLED).fill_null(False)).alias(s.OUTPUT))
-        .drop(s.POOLED)
+        .drop(w.SUMS_ROW, w.POOLS_ROW, strict=False)
+        .with_columns(((pl.col(w.IDX) < listed.height) | pl.col(w.POOLED).fill_null(False)).alias(w.OUTPUT))
+        .drop(w.POOLED)
         .with_columns(_reached_on_list(rules))
     )
-    n = pl.col(s.N).fill_null(0)
+    n = pl.col(w.N).fill_null(0)
     k = k_of(
         rules,
         int(period[:4]),
         k_list=pl.col(c.K),
         games_total=pl.col(c.GAMES_TOTAL),
-        reached_2400=pl.col(s.REACHED_2400_BEFORE),
-        reached_2300=pl.col(s.REACHED_2300_BEFORE),
+        reached_2400=pl.col(w.REACHED_2400_BEFORE),
+        reached_2300=pl.col(w.REACHED_2300_BEFORE),
     )
     k_used = engine.k_after_700_rule(k, n, rules.k) if rules.rule_700 else k
     was_rated = pl.col(c.RATING).is_not_null()
     players = players.with_columns(
         pl.when(was_rated & (n > 0)).then(k_used).alias(c.K_USED),
-    ).with_columns((pl.col(c.K_USED) * pl.col(s.DEV_SUM)).alias(s.X100))
-    x100 = pl.col(s.X100).fill_null(0)
+    ).with_columns((pl.col(c.K_USED) * pl.col(w.DEV_SUM)).alias(w.X100))
+    x100 = pl.col(w.X100).fill_null(0)
     change = (
         engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
         if rules.rounding == "none"
@@ -250,28 +251,28 @@ def _at_index(frame: pl.DataFrame, players: int, row_name: str) -> tuple[pl.Seri
     the plan runs: never joined, never held whole (few players of a large list play in a period); no
     row column and constant nulls when ``frame`` has no rows.
     """
-    names = [name for name in frame.columns if name != s.IDX]
+    names = [name for name in frame.columns if name != w.IDX]
     if frame.height == 0:
         return None, [pl.lit(None, frame.schema[name]).alias(name) for name in names]
     row = pl.Series(row_name, [None], s.INDEX_TYPE).extend_constant(None, players - 1)
-    row = row.scatter(frame[s.IDX], pl.int_range(frame.height, dtype=s.INDEX_TYPE, eager=True))
+    row = row.scatter(frame[w.IDX], pl.int_range(frame.height, dtype=s.INDEX_TYPE, eager=True))
     return row, [pl.lit(frame[name]).gather(pl.col(row_name)).alias(name) for name in names]
 
 
 def _change_by_game(players: pl.LazyFrame, k_used: pl.Series, by_game: pl.DataFrame) -> pl.LazyFrame:
     """``rounding="game"``: the change is the sum of each game's K x (score - PD), each rounded; the
     rated sides come counted by player and value of score - PD (``by_game``); ``k_used``: K by index."""
-    k_of_row = pl.lit(k_used).gather(pl.col(s.IDX))  # gathered per row, never inside the group-by
+    k_of_row = pl.lit(k_used).gather(pl.col(w.IDX))  # gathered per row, never inside the group-by
     per_game = (
         by_game.lazy()
-        .select(s.IDX, (engine.round_half_away_100(k_of_row * pl.col(s.DEV)) * pl.col(s.COUNT)).alias(s.GAME_CHANGE))
-        .group_by(s.IDX)
-        .agg(pl.col(s.GAME_CHANGE).sum())
+        .select(w.IDX, (engine.round_half_away_100(k_of_row * pl.col(w.DEV)) * pl.col(w.COUNT)).alias(w.GAME_CHANGE))
+        .group_by(w.IDX)
+        .agg(pl.col(w.GAME_CHANGE).sum())
     )
     return (
-        players.join(per_game, on=s.IDX, how="left", maintain_order="left")
-        .with_columns(pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col(s.GAME_CHANGE).fill_null(0)).alias(c.CHANGE))
-        .drop(s.GAME_CHANGE)
+        players.join(per_game, on=w.IDX, how="left", maintain_order="left")
+        .with_columns(pl.when(pl.col(c.CHANGE).is_not_null()).then(pl.col(w.GAME_CHANGE).fill_null(0)).alias(c.CHANGE))
+        .drop(w.GAME_CHANGE)
     )
 
 
@@ -279,19 +280,19 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
     """The new list: rating (after the floor, then the rule set's one-time change), status, band and the
     player state the next period needs."""
     was_rated = pl.col(c.RATING).is_not_null()
-    n = pl.col(s.N).fill_null(0)
-    published = pl.col(s.PUBLISHED).fill_null(False)
+    n = pl.col(w.N).fill_null(0)
+    published = pl.col(w.PUBLISHED).fill_null(False)
     after = pl.col(c.RATING) + pl.col(c.CHANGE)
     if rules.floor is not None:
         after = pl.when(after >= rules.floor).then(after)
-    rating = pl.when(was_rated).then(after).when(published).then(pl.col(s.RU))
-    players = players.with_columns(rating.alias(s.RATING_AFTER))
-    changed = one_off(pl.col(s.RATING_AFTER), rules, players.collect_schema())
+    rating = pl.when(was_rated).then(after).when(published).then(pl.col(w.RU))
+    players = players.with_columns(rating.alias(w.RATING_AFTER))
+    changed = one_off(pl.col(w.RATING_AFTER), rules, players.collect_schema())
     if changed is not None:  # after the floor of the period's rules (kernels/listchanges.py)
-        players = players.with_columns(changed.alias(s.ADJUSTMENT)).with_columns(
-            (pl.col(s.RATING_AFTER) + pl.col(s.ADJUSTMENT)).alias(s.RATING_AFTER)
+        players = players.with_columns(changed.alias(w.ADJUSTMENT)).with_columns(
+            (pl.col(w.RATING_AFTER) + pl.col(w.ADJUSTMENT)).alias(w.RATING_AFTER)
         )
-    after_col = pl.col(s.RATING_AFTER)
+    after_col = pl.col(w.RATING_AFTER)
     statuses = pl.Series(["rated", "new", "unrated"], dtype=pl.Categorical)  # Categorical, as ``band``
     status = pl.lit(statuses).gather(
         pl.when(was_rated & after_col.is_not_null()).then(0).when(published).then(1).otherwise(2).cast(pl.UInt32)
@@ -301,40 +302,40 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         pl.when(was_rated)
         .then(pl.col(c.GAMES_TOTAL) + n)
         .when(published)
-        .then(pl.col(c.GAMES_TOTAL).fill_null(0) + pl.col(s.POOL_N))
+        .then(pl.col(c.GAMES_TOTAL).fill_null(0) + pl.col(w.POOL_N))
         .otherwise(pl.col(c.GAMES_TOTAL))
     )
     players = players.with_columns(
-        (pl.col(s.REACHED_2400_BEFORE) | (after_col.fill_null(0) >= ladder.top_from)).alias(s.REACHED_2400_AFTER),
-        (pl.col(s.REACHED_2300_BEFORE) | (after_col.fill_null(0) >= ladder.junior_below)).alias(s.REACHED_2300_AFTER),
-        games_total.alias(s.GAMES_TOTAL),
+        (pl.col(w.REACHED_2400_BEFORE) | (after_col.fill_null(0) >= ladder.top_from)).alias(w.REACHED_2400_AFTER),
+        (pl.col(w.REACHED_2300_BEFORE) | (after_col.fill_null(0) >= ladder.junior_below)).alias(w.REACHED_2300_AFTER),
+        games_total.alias(w.GAMES_TOTAL),
     )
     printed = rules if rules.k_next_rule is None else replace(rules, k_rule=rules.k_next_rule)
     k_next = k_of(
         printed,
         int(next_period(period)[:4]),
         k_list=pl.col(c.K),
-        games_total=pl.col(s.GAMES_TOTAL),
-        reached_2400=pl.col(s.REACHED_2400_AFTER),
-        reached_2300=pl.col(s.REACHED_2300_AFTER),
+        games_total=pl.col(w.GAMES_TOTAL),
+        reached_2400=pl.col(w.REACHED_2400_AFTER),
+        reached_2300=pl.col(w.REACHED_2300_AFTER),
         junior_on_old_list=engine.is_junior(
-            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(s.REACHED_2300_BEFORE), ladder
+            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(w.REACHED_2300_BEFORE), ladder
         ),
     )
-    rp, ra = engine.performance_rating(pl.col(s.PERF_OPP), pl.col(s.PERF_N).fill_null(0), pl.col(s.PERF_W2))
-    games = pl.when(was_rated).then(n).when(published).then(pl.col(s.PERIOD_N)).otherwise(0)
+    rp, ra = engine.performance_rating(pl.col(w.PERF_OPP), pl.col(w.PERF_N).fill_null(0), pl.col(w.PERF_W2))
+    games = pl.when(was_rated).then(n).when(published).then(pl.col(w.PERIOD_N)).otherwise(0)
     score = (
         pl.when(was_rated)
-        .then(s.written_points(pl.col(s.W100).fill_null(0), rules.expected))
+        .then(s.written_points(pl.col(w.W100).fill_null(0), rules.expected))
         .when(published)
-        .then(pl.col(s.PERIOD_W2) / 2.0)
+        .then(pl.col(w.PERIOD_W2) / 2.0)
         .otherwise(0.0)
     )
-    expected = pl.when(was_rated).then(s.written_points(pl.col(s.PD_SUM).fill_null(0), rules.expected))
+    expected = pl.when(was_rated).then(s.written_points(pl.col(w.PD_SUM).fill_null(0), rules.expected))
     extras = [
         name
         for name in players.collect_schema().names()
-        if name not in LIST_SCHEMA and not name.startswith(s.WORKING) and name not in (c.K_USED, c.CHANGE)
+        if name not in LIST_SCHEMA and not name.startswith(w.PREFIX) and name not in (c.K_USED, c.CHANGE)
     ]
     standard = standard_after(rules, players.collect_schema())  # the standard list's compression (listchanges)
     return players.select(
@@ -344,7 +345,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
         (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),
         (
-            s.written_rating(pl.col(s.ADJUSTMENT), rules.rounding) if changed is not None else pl.lit(None, pl.Int64)
+            s.written_rating(pl.col(w.ADJUSTMENT), rules.rounding) if changed is not None else pl.lit(None, pl.Int64)
         ).alias(c.ADJUSTMENT),
         pl.col(c.K_USED),
         games.cast(pl.Int64).alias(c.GAMES),
@@ -355,11 +356,11 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         rp.alias(c.PERFORMANCE_RATING),
         ra.alias(c.OPPONENTS_AVERAGE),
         pl.when(after_col.is_not_null()).then(k_next).alias(c.K),
-        pl.col(s.GAMES_TOTAL).alias(c.GAMES_TOTAL),
-        pl.col(s.REACHED_2400_AFTER).alias(c.REACHED_2400),
-        pl.col(s.REACHED_2300_AFTER).alias(c.REACHED_2300),
+        pl.col(w.GAMES_TOTAL).alias(c.GAMES_TOTAL),
+        pl.col(w.REACHED_2400_AFTER).alias(c.REACHED_2400),
+        pl.col(w.REACHED_2300_AFTER).alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
-        pl.when(~was_rated & ~published).then(pl.col(s.PENDING)).alias(c.PENDING),
+        pl.when(~was_rated & ~published).then(pl.col(w.PENDING)).alias(c.PENDING),
         *[  # the list's own names (elo_batch.inputs.names)
             standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
             for name in extras

@@ -14,6 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.rules.sets import RuleSet
@@ -49,78 +50,78 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
     now = int(period[:4]) * 12 + int(period[5:]) - 1
     entries = (
         listed.filter(pl.col(c.PENDING).is_not_null())
-        .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias(s.ENTRY))
-        .explode(s.ENTRY)
-        .with_columns(pl.col(s.ENTRY).str.split_exact(":", 3).alias(s.PARTS))
+        .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias(w.ENTRY))
+        .explode(w.ENTRY)
+        .with_columns(pl.col(w.ENTRY).str.split_exact(":", 3).alias(w.PARTS))
         .with_columns(
-            pl.col(s.PARTS).struct.field("field_0").alias(s.ENTRY_PERIOD),
-            pl.col(s.PARTS).struct.field("field_1").cast(pl.Int64).alias(s.ENTRY_N),
-            pl.col(s.PARTS).struct.field("field_2").cast(pl.Int64).alias(s.ENTRY_W2),
-            pl.col(s.PARTS).struct.field("field_3").cast(pl.Int64).alias(s.ENTRY_OPP),
+            pl.col(w.PARTS).struct.field("field_0").alias(w.ENTRY_PERIOD),
+            pl.col(w.PARTS).struct.field("field_1").cast(pl.Int64).alias(w.ENTRY_N),
+            pl.col(w.PARTS).struct.field("field_2").cast(pl.Int64).alias(w.ENTRY_W2),
+            pl.col(w.PARTS).struct.field("field_3").cast(pl.Int64).alias(w.ENTRY_OPP),
         )
     )
-    in_window = (pl.col(s.ENTRY_N) > 0) & (
-        _month_index(pl.col(s.ENTRY_PERIOD)) > now - rules.first_rating.window_months
+    in_window = (pl.col(w.ENTRY_N) > 0) & (
+        _month_index(pl.col(w.ENTRY_PERIOD)) > now - rules.first_rating.window_months
     )
     prior = entries.group_by(c.PLAYER_ID).agg(
-        pl.col(s.ENTRY_N).filter(in_window).sum().alias(s.PRIOR_N),
-        pl.col(s.ENTRY_W2).filter(in_window).sum().alias(s.PRIOR_W2),
-        pl.col(s.ENTRY_OPP).filter(in_window).sum().alias(s.PRIOR_OPP),
-        pl.col(s.ENTRY).filter(in_window).alias(s.PRIOR_ENTRIES),
-        pl.col(s.ENTRY).filter(pl.col(s.ENTRY_N) == 0).first().alias(s.MARKER),
+        pl.col(w.ENTRY_N).filter(in_window).sum().alias(w.PRIOR_N),
+        pl.col(w.ENTRY_W2).filter(in_window).sum().alias(w.PRIOR_W2),
+        pl.col(w.ENTRY_OPP).filter(in_window).sum().alias(w.PRIOR_OPP),
+        pl.col(w.ENTRY).filter(in_window).alias(w.PRIOR_ENTRIES),
+        pl.col(w.ENTRY).filter(pl.col(w.ENTRY_N) == 0).first().alias(w.MARKER),
     )
     events = (
         sides.filter(pl.col(c.REASON) == c.PENDING_FIRST_RATING)
-        .group_by(c.PLAYER_ID, pl.coalesce(c.EVENT_ID, pl.lit("")).alias(s.EVENT))
+        .group_by(c.PLAYER_ID, pl.coalesce(c.EVENT_ID, pl.lit("")).alias(w.EVENT))
         .agg(
-            pl.len().cast(pl.Int64).alias(s.ENTRY_N),
-            (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(s.ENTRY_W2),
-            pl.col(c.OPPONENT_RATING).sum().cast(pl.Int64).alias(s.ENTRY_OPP),
-            pl.col(c.DATE).min().alias(s.START),
-            pl.col(s.ROW_KEY).min().alias(s.FIRST_ROW),
+            pl.len().cast(pl.Int64).alias(w.ENTRY_N),
+            (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(w.ENTRY_W2),
+            pl.col(c.OPPONENT_RATING).sum().cast(pl.Int64).alias(w.ENTRY_OPP),
+            pl.col(c.DATE).min().alias(w.START),
+            pl.col(s.ROW_KEY).min().alias(w.FIRST_ROW),
         )
-        .join(prior.select(c.PLAYER_ID, pl.lit(True).alias(s.SEEN_BEFORE)), on=c.PLAYER_ID, how="left")
-        .sort(c.PLAYER_ID, s.START, s.FIRST_ROW, nulls_last=True)
-        .with_columns(pl.int_range(pl.len()).over(c.PLAYER_ID).alias(s.EVENT_RANK))
+        .join(prior.select(c.PLAYER_ID, pl.lit(True).alias(w.SEEN_BEFORE)), on=c.PLAYER_ID, how="left")
+        .sort(c.PLAYER_ID, w.START, w.FIRST_ROW, nulls_last=True)
+        .with_columns(pl.int_range(pl.len()).over(c.PLAYER_ID).alias(w.EVENT_RANK))
         .with_columns(
-            (pl.col(s.SEEN_BEFORE).is_null() & (pl.col(s.EVENT_RANK) == 0) & (pl.col(s.ENTRY_W2) == 0)).alias(s.IGNORED)
+            (pl.col(w.SEEN_BEFORE).is_null() & (pl.col(w.EVENT_RANK) == 0) & (pl.col(w.ENTRY_W2) == 0)).alias(w.IGNORED)
         )
     )
-    kept = ~pl.col(s.IGNORED)
+    kept = ~pl.col(w.IGNORED)
     this = events.group_by(c.PLAYER_ID).agg(
-        pl.col(s.ENTRY_N).filter(kept).sum().alias(s.PERIOD_N),
-        pl.col(s.ENTRY_W2).filter(kept).sum().alias(s.PERIOD_W2),
-        pl.col(s.ENTRY_OPP).filter(kept).sum().alias(s.PERIOD_OPP),
-        pl.col(s.EVENT).filter(pl.col(s.IGNORED)).alias(s.IGNORED_EVENTS),
+        pl.col(w.ENTRY_N).filter(kept).sum().alias(w.PERIOD_N),
+        pl.col(w.ENTRY_W2).filter(kept).sum().alias(w.PERIOD_W2),
+        pl.col(w.ENTRY_OPP).filter(kept).sum().alias(w.PERIOD_OPP),
+        pl.col(w.EVENT).filter(pl.col(w.IGNORED)).alias(w.IGNORED_EVENTS),
     )
     pools = this.join(prior, on=c.PLAYER_ID, how="full", coalesce=True)
-    period_n = pl.col(s.PERIOD_N).fill_null(0)
-    pool_n = pl.col(s.PRIOR_N).fill_null(0) + period_n
-    pool_w2 = pl.col(s.PRIOR_W2).fill_null(0) + pl.col(s.PERIOD_W2).fill_null(0)
-    pool_opp = pl.col(s.PRIOR_OPP).fill_null(0) + pl.col(s.PERIOD_OPP).fill_null(0)
+    period_n = pl.col(w.PERIOD_N).fill_null(0)
+    pool_n = pl.col(w.PRIOR_N).fill_null(0) + period_n
+    pool_w2 = pl.col(w.PRIOR_W2).fill_null(0) + pl.col(w.PERIOD_W2).fill_null(0)
+    pool_opp = pl.col(w.PRIOR_OPP).fill_null(0) + pl.col(w.PERIOD_OPP).fill_null(0)
     ru = engine.initial_rating(pool_opp, pool_n, pool_w2, rules.first_rating)
     published = (period_n > 0) & (pool_n >= rules.first_rating.min_games)
     if rules.floor is not None:
         published = published & (ru >= rules.floor)
-    entry = pl.format("{}:{}:{}:{}", pl.lit(period), period_n, pl.col(s.PERIOD_W2), pl.col(s.PERIOD_OPP))
+    entry = pl.format("{}:{}:{}:{}", pl.lit(period), period_n, pl.col(w.PERIOD_W2), pl.col(w.PERIOD_OPP))
     pooled = pl.concat_list(
-        pl.col(s.PRIOR_ENTRIES).fill_null(pl.lit([], pl.List(pl.String))),
+        pl.col(w.PRIOR_ENTRIES).fill_null(pl.lit([], pl.List(pl.String))),
         pl.when(period_n > 0).then(pl.concat_list(entry)).otherwise(pl.lit([], pl.List(pl.String))),
     )
     # the state kept for a player whose pool is empty but whose first event has been seen (8.2.1)
-    marker = pl.coalesce(s.MARKER, pl.format("{}:0:0:0", pl.lit(period)))
+    marker = pl.coalesce(w.MARKER, pl.format("{}:0:0:0", pl.lit(period)))
     pending = pl.when(pooled.list.len() > 0).then(pooled.list.join(";")).otherwise(marker)
     return (
-        pools.with_columns(pool_n.alias(s.POOL_N), published.alias(s.PUBLISHED))
+        pools.with_columns(pool_n.alias(w.POOL_N), published.alias(w.PUBLISHED))
         .select(
             c.PLAYER_ID,
-            s.PUBLISHED,
-            pl.when(s.PUBLISHED).then(ru).alias(s.RU),
-            s.POOL_N,
-            period_n.alias(s.PERIOD_N),
-            pl.col(s.PERIOD_W2).fill_null(0).alias(s.PERIOD_W2),
-            pl.when(~pl.col(s.PUBLISHED)).then(pending).alias(s.PENDING),
-            pl.col(s.IGNORED_EVENTS).fill_null(pl.lit([], pl.List(pl.String))),
+            w.PUBLISHED,
+            pl.when(w.PUBLISHED).then(ru).alias(w.RU),
+            w.POOL_N,
+            period_n.alias(w.PERIOD_N),
+            pl.col(w.PERIOD_W2).fill_null(0).alias(w.PERIOD_W2),
+            pl.when(~pl.col(w.PUBLISHED)).then(pending).alias(w.PENDING),
+            pl.col(w.IGNORED_EVENTS).fill_null(pl.lit([], pl.List(pl.String))),
         )
         .cast(schema)  # type: ignore[arg-type]
     )

@@ -22,7 +22,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.engine import schema as s
+from elo_batch import working as w
 from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import Compression, Raise, RuleSet
 
@@ -76,14 +76,14 @@ def seed_players(
         & pl.col(c.STANDARD_RATING).is_not_null()
         & pl.col(c.PLAYER_ID).cast(pl.String).is_in(playing.implode())
     )
-    marked = rating_list.with_columns(seeded.alias(s.SEEDED))
-    count = int(marked[s.SEEDED].sum())
+    marked = rating_list.with_columns(seeded.alias(w.SEEDED))
+    count = int(marked[w.SEEDED].sum())
     if not count:
         return rating_list, []
-    dropped = int(marked.filter(pl.col(s.SEEDED) & pl.col(c.PENDING).is_not_null()).height)
+    dropped = int(marked.filter(pl.col(w.SEEDED) & pl.col(c.PENDING).is_not_null()).height)
 
     def when_seeded(value: pl.Expr, name: str) -> pl.Expr:
-        return pl.when(pl.col(s.SEEDED)).then(value).otherwise(pl.col(name)).alias(name)
+        return pl.when(pl.col(w.SEEDED)).then(value).otherwise(pl.col(name)).alias(name)
 
     seeded_list = marked.with_columns(
         when_seeded(pl.col(c.STANDARD_RATING).cast(pl.Float64), c.RATING),
@@ -91,7 +91,7 @@ def seed_players(
         when_seeded(pl.col(c.REACHED_2400).fill_null(False), c.REACHED_2400),
         when_seeded(pl.col(c.REACHED_2300).fill_null(False), c.REACHED_2300),
         when_seeded(pl.lit(None, pl.String), c.PENDING),
-    ).drop(s.SEEDED)
+    ).drop(w.SEEDED)
     warnings = [
         f"{count} player(s) unrated on the {rules.list_kind} list were rated at their standard_rating and "
         "counted as rated (FIDE Rapid and Blitz Regulations 7.2.1), with the K of a player new to the list"

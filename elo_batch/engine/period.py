@@ -27,12 +27,12 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.config import RunConfig
 from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
-from elo_batch.engine.events import START_PERIOD
 from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
@@ -154,12 +154,12 @@ def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
     facts = games.events
     if facts is None:
         return set()
-    starts = facts.events.select(c.EVENT_ID, START_PERIOD)
-    later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(START_PERIOD))
-    matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[START_PERIOD]
+    starts = facts.events.select(c.EVENT_ID, w.START_PERIOD)
+    later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(w.START_PERIOD))
+    matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[w.START_PERIOD]
     months = set(matches.to_list())
     if facts.period_by == "event":
-        months |= set(facts.events.filter(later)[START_PERIOD].to_list())
+        months |= set(facts.events.filter(later)[w.START_PERIOD].to_list())
     return months & set(periods)
 
 
@@ -338,9 +338,9 @@ def rule_counts(table: pl.DataFrame, rated: RatedSides) -> tuple[dict[int, int],
     of several runs add up): the sides by the codes the rules decided (B.02 6.1, 6.2, 8.2.4), and the
     games rated under the 6.2 waiver (see :func:`elo_batch.engine.eventrows.rule_notes`)."""
     codes = [s.MATCH_UNRATED, s.MATCH_DECIDED, s.UNRATED_AT_START]
-    sides = pl.concat([rated.white[s.CODE], rated.black[s.CODE].filter(~table[s.ONE_SIDED])])
+    sides = pl.concat([rated.white[w.CODE], rated.black[w.CODE].filter(~table[s.ONE_SIDED])])
     by_code = {int(code): int(count) for code, count in sides.filter(sides.is_in(codes)).value_counts().iter_rows()}
-    waived = int((table[s.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
+    waived = int((table[w.EVENT_RULE] == s.RULE_MATCH_WAIVER).sum())
     return by_code, waived
 
 

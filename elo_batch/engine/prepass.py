@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import eventrows, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.inputs.ratinglist import list_schema
@@ -136,23 +137,23 @@ def period_list(
         return rating_list, warnings
     id_type = rows.collect_schema()[c.WHITE_ID] if rating_list is None else rating_list[c.PLAYER_ID].dtype
     white = rows.select(
-        c.DATE, s.ROW_KEY, pl.lit(0, pl.Int8).alias(s.SIDE), pl.col(c.WHITE_ID).cast(id_type).alias(c.PLAYER_ID),
-        pl.col(c.WHITE_RATING).alias(s.RO_GAME),
+        c.DATE, s.ROW_KEY, pl.lit(0, pl.Int8).alias(w.SIDE), pl.col(c.WHITE_ID).cast(id_type).alias(c.PLAYER_ID),
+        pl.col(c.WHITE_RATING).alias(w.RO_GAME),
     )  # fmt: skip
     black = rows.filter(~pl.col(s.ONE_SIDED)).select(
-        c.DATE, s.ROW_KEY, pl.lit(1, pl.Int8).alias(s.SIDE), pl.col(c.BLACK_ID).cast(id_type).alias(c.PLAYER_ID),
-        pl.col(c.BLACK_RATING).alias(s.RO_GAME),
+        c.DATE, s.ROW_KEY, pl.lit(1, pl.Int8).alias(w.SIDE), pl.col(c.BLACK_ID).cast(id_type).alias(c.PLAYER_ID),
+        pl.col(c.BLACK_RATING).alias(w.RO_GAME),
     )  # fmt: skip
-    ordered = pl.concat([white, black]).sort(c.DATE, s.ROW_KEY, s.SIDE, nulls_last=True)
+    ordered = pl.concat([white, black]).sort(c.DATE, s.ROW_KEY, w.SIDE, nulls_last=True)
     from_games = (
         ordered.group_by(c.PLAYER_ID, maintain_order=True)
         .agg(
-            pl.col(s.RO_GAME).drop_nulls().first().alias(c.RATING),
-            pl.col(s.RO_GAME).drop_nulls().n_unique().alias(s.RATINGS_SEEN),
+            pl.col(w.RO_GAME).drop_nulls().first().alias(c.RATING),
+            pl.col(w.RO_GAME).drop_nulls().n_unique().alias(w.RATINGS_SEEN),
         )
         .collect()
     )
-    differing = from_games.filter(pl.col(s.RATINGS_SEEN) > 1)[c.PLAYER_ID].cast(pl.String)
+    differing = from_games.filter(pl.col(w.RATINGS_SEEN) > 1)[c.PLAYER_ID].cast(pl.String)
     if differing.len():
         named = ", ".join(differing.head(5).to_list()) + (", ..." if differing.len() > 5 else "")
         warnings.append(
@@ -196,16 +197,16 @@ def period_table(
         table = _look_up_integers(rows, ids, carried, lookups, in_memory)
     else:
         table = _look_up_players(rows, ids, carried, in_memory, hashed=True)
-    if table[s.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
+    if table[w.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
         table = _look_up_players(rows, ids, carried, in_memory, hashed=False)
     if not carried:
         table = pl.concat([rows.select(kept).collect(engine=ENGINE), table], how="horizontal")
-    table = table.drop(s.COLLISION).with_columns(
+    table = table.drop(w.COLLISION).with_columns(
         pl.lit(None, rows.collect_schema()[name]).alias(name) for name in s.TABLE if name in absent
     )
-    positions = table.select(pl.arg_where(pl.col(s.UNLISTED))).to_series()
+    positions = table.select(pl.arg_where(pl.col(w.UNLISTED))).to_series()
     if positions.len() == 0:
-        return table.drop(s.UNLISTED), ids
+        return table.drop(w.UNLISTED), ids
     keys = table[s.ROW_KEY].gather(positions)
     found = (
         rows.filter(pl.col(s.ROW_KEY).is_in(keys.implode()))
@@ -215,32 +216,32 @@ def period_table(
     )
     seen = pl.concat(
         [
-            found.select(s.ROW_KEY, pl.lit(0, pl.Int8).alias(s.SIDE), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
-            found.select(s.ROW_KEY, pl.lit(1, pl.Int8).alias(s.SIDE), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
+            found.select(s.ROW_KEY, pl.lit(0, pl.Int8).alias(w.SIDE), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
+            found.select(s.ROW_KEY, pl.lit(1, pl.Int8).alias(w.SIDE), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
         ]
-    ).sort(s.ROW_KEY, s.SIDE)
+    ).sort(s.ROW_KEY, w.SIDE)
     unlisted = (
         seen.drop_nulls(c.PLAYER_ID)
         .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
         .select(c.PLAYER_ID)
         .unique(maintain_order=True)
-        .with_row_index(s.IDX, offset=ids.len())
+        .with_row_index(w.IDX, offset=ids.len())
     )
-    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index(s.IDX), unlisted])
+    every = pl.concat([listed.select(c.PLAYER_ID).with_row_index(w.IDX), unlisted])
     filled = found.join(
-        every.rename({c.PLAYER_ID: c.WHITE_ID, s.IDX: s.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
-    ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, s.IDX: s.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
-    table = table.drop(s.UNLISTED).with_columns(
-        table[s.WHITE].scatter(positions, filled[s.WHITE]),
-        table[s.BLACK].scatter(positions, filled[s.BLACK]),
+        every.rename({c.PLAYER_ID: c.WHITE_ID, w.IDX: w.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
+    ).join(every.rename({c.PLAYER_ID: c.BLACK_ID, w.IDX: w.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
+    table = table.drop(w.UNLISTED).with_columns(
+        table[w.WHITE].scatter(positions, filled[w.WHITE]),
+        table[w.BLACK].scatter(positions, filled[w.BLACK]),
     )
     return table, pl.concat([ids, unlisted[c.PLAYER_ID]])
 
 
 def _unlisted() -> pl.Expr:
     """A row with a player the list does not have (white always has an id; black may have none)."""
-    return (pl.col(s.WHITE).is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col(s.BLACK).is_null())).alias(
-        s.UNLISTED
+    return (pl.col(w.WHITE).is_null() | (pl.col(c.BLACK_ID).is_not_null() & pl.col(w.BLACK).is_null())).alias(
+        w.UNLISTED
     )
 
 
@@ -258,23 +259,23 @@ def _look_up_players(
     def key(ids: pl.Expr) -> pl.Expr:
         return ids.hash() if hashed else ids
 
-    index = pl.DataFrame({s.ID_KEY: ids}).select(key(pl.col(s.ID_KEY))).with_row_index(s.IDX)
-    if hashed and index[s.ID_KEY].n_unique() < index.height:  # two listed ids with the same hash
+    index = pl.DataFrame({w.ID_KEY: ids}).select(key(pl.col(w.ID_KEY))).with_row_index(w.IDX)
+    if hashed and index[w.ID_KEY].n_unique() < index.height:  # two listed ids with the same hash
         return _look_up_players(rows, ids, columns, in_memory, hashed=False)
     listed = pl.lit(ids)
-    collision = (listed.gather(s.WHITE) != pl.col(c.WHITE_ID)) | (listed.gather(s.BLACK) != pl.col(c.BLACK_ID))
-    by_white = index.lazy().rename({s.ID_KEY: s.WHITE_KEY, s.IDX: s.WHITE})
-    by_black = index.lazy().rename({s.ID_KEY: s.BLACK_KEY, s.IDX: s.BLACK})
+    collision = (listed.gather(w.WHITE) != pl.col(c.WHITE_ID)) | (listed.gather(w.BLACK) != pl.col(c.BLACK_ID))
+    by_white = index.lazy().rename({w.ID_KEY: w.WHITE_KEY, w.IDX: w.WHITE})
+    by_black = index.lazy().rename({w.ID_KEY: w.BLACK_KEY, w.IDX: w.BLACK})
     return (
-        rows.with_columns(key(pl.col(c.WHITE_ID)).alias(s.WHITE_KEY), key(pl.col(c.BLACK_ID)).alias(s.BLACK_KEY))
-        .join(by_white, on=s.WHITE_KEY, how="left", maintain_order="left")
-        .join(by_black, on=s.BLACK_KEY, how="left", maintain_order="left")
+        rows.with_columns(key(pl.col(c.WHITE_ID)).alias(w.WHITE_KEY), key(pl.col(c.BLACK_ID)).alias(w.BLACK_KEY))
+        .join(by_white, on=w.WHITE_KEY, how="left", maintain_order="left")
+        .join(by_black, on=w.BLACK_KEY, how="left", maintain_order="left")
         .select(
             *columns,
-            s.WHITE,
-            s.BLACK,
+            w.WHITE,
+            w.BLACK,
             _unlisted(),
-            (collision.fill_null(False) if hashed else pl.lit(False)).alias(s.COLLISION),
+            (collision.fill_null(False) if hashed else pl.lit(False)).alias(w.COLLISION),
         )
         .collect(engine=_joining(in_memory))
     )
@@ -295,23 +296,23 @@ def _look_up_integers(
     if ids.dtype != pl.Int64:  # text ids: those that are the decimal text of an integer
         number = ids.cast(pl.Int64, strict=False)
         number = pl.select(pl.when(number.cast(pl.String) == ids).then(number)).to_series()
-    index = pl.DataFrame({s.ID_KEY: number}).with_row_index(s.IDX).drop_nulls(s.ID_KEY)
-    low, high = index[s.ID_KEY].min(), index[s.ID_KEY].max()
+    index = pl.DataFrame({w.ID_KEY: number}).with_row_index(w.IDX).drop_nulls(w.ID_KEY)
+    low, high = index[w.ID_KEY].min(), index[w.ID_KEY].max()
     slots = 0 if low is None else int(high) - int(low) + 1  # type: ignore[arg-type]
     if 0 < slots <= min(DENSE_SLOTS, DENSE_SLOTS_PER_LOOKUP * max(lookups, index.height) + (1 << 20)):
         # slot -> index, and one more slot for ids out of range; no index: a sentinel (no null mask to
         # build or read: faster)
         unlisted = np.iinfo(np.uint32).max
         slot_index = np.full(slots + 1, unlisted, np.uint32)
-        slot_index[(index[s.ID_KEY] - low).to_numpy()] = index[s.IDX].to_numpy()
-        table = pl.Series(s.IDX, slot_index)
+        slot_index[(index[w.ID_KEY] - low).to_numpy()] = index[w.IDX].to_numpy()
+        table = pl.Series(w.IDX, slot_index)
 
         def dense(name: str) -> pl.Expr:
             slot = pl.col(name) - low
             found = pl.lit(table).gather(pl.when((slot >= 0) & (slot < slots)).then(slot).otherwise(slots))
             return pl.when(found != unlisted).then(found)
 
-        found = rows.with_columns(dense(c.WHITE_ID).alias(s.WHITE), dense(c.BLACK_ID).alias(s.BLACK))
+        found = rows.with_columns(dense(c.WHITE_ID).alias(w.WHITE), dense(c.BLACK_ID).alias(w.BLACK))
         engine: Engine = ENGINE  # gathers: in parallel, morsel by morsel (10M rows: 0.17 s in memory, 0.08 s)
     elif number.len() and number.dtype == ids.dtype and number.null_count() == 0 and number.is_sorted():
         # the list's own integer ids, sorted (as the pre-pass sorts the list): an id's index is its position
@@ -322,15 +323,15 @@ def _look_up_integers(
             at = sorted_ids.search_sorted(pl.col(name)).clip(upper_bound=max(number.len() - 1, 0))
             return pl.when(sorted_ids.gather(at) == pl.col(name)).then(at.cast(s.INDEX_TYPE))
 
-        found = rows.with_columns(position(c.WHITE_ID).alias(s.WHITE), position(c.BLACK_ID).alias(s.BLACK))
+        found = rows.with_columns(position(c.WHITE_ID).alias(w.WHITE), position(c.BLACK_ID).alias(w.BLACK))
         engine = _joining(in_memory)
     else:
         keys = index.lazy()
         found = rows.join(
-            keys.rename({s.ID_KEY: c.WHITE_ID, s.IDX: s.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
-        ).join(keys.rename({s.ID_KEY: c.BLACK_ID, s.IDX: s.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
+            keys.rename({w.ID_KEY: c.WHITE_ID, w.IDX: w.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
+        ).join(keys.rename({w.ID_KEY: c.BLACK_ID, w.IDX: w.BLACK}), on=c.BLACK_ID, how="left", maintain_order="left")
         engine = _joining(in_memory)
-    return found.select(*columns, s.WHITE, s.BLACK, _unlisted(), pl.lit(False).alias(s.COLLISION)).collect(
+    return found.select(*columns, w.WHITE, w.BLACK, _unlisted(), pl.lit(False).alias(w.COLLISION)).collect(
         engine=engine
     )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.errors import InternalError
@@ -88,18 +89,18 @@ def side_view(white: bool) -> list[pl.Expr]:
     """A row of the period table as its white (or black) side, from that player's point of view: the
     side's key, player and opponent index, score, the ratings written on the game row (those at the
     event's start) and whether each player had none there (B.02 8.2.4)."""
-    me, other = (s.WHITE, s.BLACK) if white else (s.BLACK, s.WHITE)
+    me, other = (w.WHITE, w.BLACK) if white else (w.BLACK, w.WHITE)
     game_ro, game_rc = (c.WHITE_RATING, c.BLACK_RATING) if white else (c.BLACK_RATING, c.WHITE_RATING)
-    own_late, opp_late = (s.WHITE_LATE, s.BLACK_LATE) if white else (s.BLACK_LATE, s.WHITE_LATE)
+    own_late, opp_late = (w.WHITE_LATE, w.BLACK_LATE) if white else (w.BLACK_LATE, w.WHITE_LATE)
     return [
-        (2 * pl.col(s.ROW_KEY) + (0 if white else 1)).alias(s.KEY),
-        pl.col(me).alias(s.IDX),
-        pl.col(other).alias(s.OPP),
-        (pl.col(s.SCORE100) if white else (100 - pl.col(s.SCORE100)).cast(pl.Int16)).alias(s.SIDE_SCORE),
-        pl.col(game_ro).alias(s.RO_GAME),
-        pl.col(game_rc).alias(s.RC_GAME),
-        pl.col(own_late).alias(s.OWN_LATE),
-        pl.col(opp_late).alias(s.OPP_LATE),
+        (2 * pl.col(s.ROW_KEY) + (0 if white else 1)).alias(w.KEY),
+        pl.col(me).alias(w.IDX),
+        pl.col(other).alias(w.OPP),
+        (pl.col(s.SCORE100) if white else (100 - pl.col(s.SCORE100)).cast(pl.Int16)).alias(w.SIDE_SCORE),
+        pl.col(game_ro).alias(w.RO_GAME),
+        pl.col(game_rc).alias(w.RC_GAME),
+        pl.col(own_late).alias(w.OWN_LATE),
+        pl.col(opp_late).alias(w.OPP_LATE),
     ]
 
 
@@ -108,12 +109,12 @@ def side_upgrade(white: bool, rules: RuleSet) -> list[pl.Expr]:
     column :func:`elo_batch.engine.upgrades.mark` set on the period table before it was cut."""
     if rules.cap_400 != "once-per-event":
         return []
-    return [pl.col(s.WHITE_UP if white else s.BLACK_UP).alias(s.UPGRADE)]
+    return [pl.col(w.WHITE_UP if white else w.BLACK_UP).alias(w.UPGRADE)]
 
 
 def upgrade_of(rules: RuleSet) -> pl.Expr | None:
     """The ``upgrade`` argument of :func:`elo_batch.engine.expressions.capped_difference` for a side (``__upgrade``)."""
-    return pl.col(s.UPGRADE) if rules.cap_400 == "once-per-event" else None
+    return pl.col(w.UPGRADE) if rules.cap_400 == "once-per-event" else None
 
 
 def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
@@ -139,13 +140,13 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
     """
     dtype = rating_type(rules)
     ratings = pl.lit(list_rating.cast(dtype))
-    ro_list, rc_list = ratings.gather(pl.col(s.IDX)), ratings.gather(pl.col(s.OPP))
-    sides = sides.with_columns(ro_list.alias(s.RO_LIST), rc_list.alias(s.RC_LIST)).with_columns(
-        pl.coalesce(pl.col(s.RO_GAME).cast(dtype), s.RO_LIST).alias(c.RATING),
-        pl.coalesce(pl.col(s.RC_GAME).cast(dtype), s.RC_LIST).alias(c.OPPONENT_RATING),
+    ro_list, rc_list = ratings.gather(pl.col(w.IDX)), ratings.gather(pl.col(w.OPP))
+    sides = sides.with_columns(ro_list.alias(w.RO_LIST), rc_list.alias(w.RC_LIST)).with_columns(
+        pl.coalesce(pl.col(w.RO_GAME).cast(dtype), w.RO_LIST).alias(c.RATING),
+        pl.coalesce(pl.col(w.RC_GAME).cast(dtype), w.RC_LIST).alias(c.OPPONENT_RATING),
     )
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
-    opponent_rated = pl.when(pl.col(s.ONE_SIDED)).then(rc.is_not_null()).otherwise(pl.col(s.RC_LIST).is_not_null())
+    opponent_rated = pl.when(pl.col(s.ONE_SIDED)).then(rc.is_not_null()).otherwise(pl.col(w.RC_LIST).is_not_null())
     gap = (
         (((ro - rc).abs() >= rules.gap.gap) & ((ro > rules.gap.above) | (rc > rules.gap.above)))
         if rules.gap_600_rule
@@ -156,15 +157,15 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         .then(s.DUPLICATE_ROW)
         .when(pl.col(s.FORFEIT))
         .then(s.FORFEITED)
-        .when(pl.col(s.EVENT_RULE) == s.RULE_MATCH_UNRATED)
+        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_UNRATED)
         .then(s.MATCH_UNRATED)
-        .when(pl.col(s.EVENT_RULE) == s.RULE_MATCH_DECIDED)
+        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_DECIDED)
         .then(s.MATCH_DECIDED)
-        .when(pl.col(s.OPP_LATE) & pl.col(s.RC_LIST).is_not_null())
+        .when(pl.col(w.OPP_LATE) & pl.col(w.RC_LIST).is_not_null())
         .then(s.UNRATED_AT_START)
         .when(~opponent_rated)
         .then(s.UNRATED_OPPONENT)
-        .when(pl.col(s.RO_LIST).is_null())
+        .when(pl.col(w.RO_LIST).is_null())
         .then(s.UNRATED_PLAYER)
         .when(gap.fill_null(False))
         .then(s.GAP)
@@ -173,8 +174,8 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
     )
     d = engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade_of(rules))
     pd100 = engine.expected_score_100(d, rules.expected)
-    return sides.with_columns(code.alias(s.CODE)).with_columns(
-        pl.when(pl.col(s.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(s.PD)
+    return sides.with_columns(code.alias(w.CODE)).with_columns(
+        pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
     )
 
 
@@ -189,8 +190,8 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
     Returns:
         The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
-    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE]
-    if rules.cap_400 == "once-per-event" and s.WHITE_UP not in chunk.rows.columns:
+    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, w.EVENT_RULE]
+    if rules.cap_400 == "once-per-event" and w.WHITE_UP not in chunk.rows.columns:
         raise InternalError(
             f"rule set {rules.name}: the period table has no 400-point upgrade marks",
             hint="this is a bug in elo-batch: the pre-pass must be given the rule set "
@@ -214,9 +215,9 @@ def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     ``rating_diff`` (D after the 400-point rule), ``capped`` and ``__dev100`` (score - PD, hundredths),
     each null when the side does not count."""
     ro, rc, upgrade = pl.col(c.RATING), pl.col(c.OPPONENT_RATING), upgrade_of(rules)
-    sides = sides.with_columns((pl.col(s.CODE) == s.COUNTED).alias(s.RATED))
+    sides = sides.with_columns((pl.col(w.CODE) == s.COUNTED).alias(w.RATED))
     return sides.with_columns(
-        pl.when(s.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.RATING_DIFF),
-        pl.when(s.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.CAPPED),
-        (pl.col(s.SIDE_SCORE) - pl.col(s.PD)).alias(s.DEV),
+        pl.when(w.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.RATING_DIFF),
+        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.CAPPED),
+        (pl.col(w.SIDE_SCORE) - pl.col(w.PD)).alias(w.DEV),
     )

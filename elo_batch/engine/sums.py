@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import schema as s
 from elo_batch.engine.sides import Chunk, RatedSides, side_view
 from elo_batch.errors import InternalError
@@ -48,10 +49,10 @@ def exact_sums(rules: RuleSet) -> tuple[str, ...]:
     """The sums that are exact integers under ``rules``: games and score always; score - PD for table
     8.1.2 (PD in whole hundredths); the opponents' ratings when ratings are whole."""
     return (
-        s.N,
-        s.W2,
-        *((s.DEV_SUM,) if rules.expected == "table" else ()),
-        *((s.OPP_SUM,) if rules.rounding != "none" else ()),
+        w.N,
+        w.W2,
+        *((w.DEV_SUM,) if rules.expected == "table" else ()),
+        *((w.OPP_SUM,) if rules.rounding != "none" else ()),
     )
 
 
@@ -59,8 +60,8 @@ def float_sums(rules: RuleSet) -> tuple[str, ...]:
     """The sums in floating point under ``rules`` (see :func:`exact_sums`): PD and score - PD with the
     logistic formula, the opponents' ratings when ratings stay fractional."""
     return (
-        *((s.PD_SUM, s.DEV_SUM) if rules.expected == "formula" else ()),
-        *((s.OPP_SUM,) if rules.rounding == "none" else ()),
+        *((w.PD_SUM, w.DEV_SUM) if rules.expected == "formula" else ()),
+        *((w.OPP_SUM,) if rules.rounding == "none" else ()),
     )
 
 
@@ -68,8 +69,8 @@ def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
     """Columns of the pending sides (:data:`~elo_batch.engine.schema.PENDING_SIDES`) and their types:
     the opponent's rating is summed, as Int64 (Float64 for fractional ratings)."""
     types: dict[str, pl.DataType] = {
-        s.KEY: pl.Int64(),
-        s.IDX: s.INDEX_TYPE,
+        w.KEY: pl.Int64(),
+        w.IDX: s.INDEX_TYPE,
         s.ROW_KEY: pl.Int64(),
         c.DATE: pl.Date(),
         c.EVENT_ID: pl.String(),
@@ -145,15 +146,15 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
     work out the next chunk's while :func:`add_terms` adds this one's."""
     exact, floating = exact_sums(rules), float_sums(rules)
     values = {  # name: value of a rated side
-        s.N: pl.lit(1, pl.Int64),
-        s.W2: pl.col(s.SIDE_SCORE) // 50,
-        s.DEV_SUM: pl.col(s.SIDE_SCORE) - pl.col(s.PD),
-        s.PD_SUM: pl.col(s.PD),
-        s.OPP_SUM: pl.col(c.OPPONENT_RATING),
+        w.N: pl.lit(1, pl.Int64),
+        w.W2: pl.col(w.SIDE_SCORE) // 50,
+        w.DEV_SUM: pl.col(w.SIDE_SCORE) - pl.col(w.PD),
+        w.PD_SUM: pl.col(w.PD),
+        w.OPP_SUM: pl.col(c.OPPONENT_RATING),
     }
     pending_cols = pending_schema(rules)
     row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
-    rated_side = pl.col(s.RATED)
+    rated_side = pl.col(w.RATED)
     queries = []
     for is_white, me, other in ((True, rated.white, rated.black), (False, rated.black, rated.white)):
         has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)  # a one-sided row has no black side
@@ -166,12 +167,12 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
                 ],
                 how="horizontal",
             )
-            .with_columns(has_side.alias(s.HAS_SIDE))
-            .with_columns(((pl.col(s.CODE) == s.COUNTED) & pl.col(s.HAS_SIDE)).alias(s.RATED))
+            .with_columns(has_side.alias(w.HAS_SIDE))
+            .with_columns(((pl.col(w.CODE) == s.COUNTED) & pl.col(w.HAS_SIDE)).alias(w.RATED))
         )
         queries.append(
             sides.select(
-                pl.col(s.IDX).fill_null(0),
+                pl.col(w.IDX).fill_null(0),
                 rated_side,
                 *(
                     pl.when(rated_side)
@@ -183,16 +184,16 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
                 ),
             )
         )
-        is_pending = (pl.col(s.CODE) == s.UNRATED_PLAYER) & pl.col(s.HAS_SIDE) & rules.initial_ratings
+        is_pending = (pl.col(w.CODE) == s.UNRATED_PLAYER) & pl.col(w.HAS_SIDE) & rules.initial_ratings
         queries.append(
             sides.filter(is_pending)
-            .with_columns(pl.col(s.SIDE_SCORE).alias(s.SCORE100))
+            .with_columns(pl.col(w.SIDE_SCORE).alias(s.SCORE100))
             .select(list(pending_cols))
             .cast(pending_cols)  # type: ignore[arg-type]
         )
         if rules.rounding == "game":
             queries.append(
-                sides.filter(rated_side).group_by(s.IDX, values[s.DEV_SUM].alias(s.DEV)).agg(pl.len().alias(s.COUNT))
+                sides.filter(rated_side).group_by(w.IDX, values[w.DEV_SUM].alias(w.DEV)).agg(pl.len().alias(w.COUNT))
             )
     return pl.collect_all(queries, engine="streaming")
 
@@ -204,7 +205,7 @@ def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, players:
     per_side = (frames[0], frames[step])
     totals = {name: np.zeros(players, np.int64) for name in exact}
     for side in per_side:
-        index = side[s.IDX].to_numpy()
+        index = side[w.IDX].to_numpy()
         for name in exact:
             add_at(totals[name], index, side[name].to_numpy())
     floats = None
@@ -213,12 +214,12 @@ def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, players:
         floats = FloatTerms(
             chunk.start,
             chunk.stop,
-            (white[s.IDX].to_numpy(), black[s.IDX].to_numpy()),
+            (white[w.IDX].to_numpy(), black[w.IDX].to_numpy()),
             {name: (white[name].to_numpy(), black[name].to_numpy()) for name in floating},
         )
     pending = pl.concat([frames[1], frames[1 + step]])
     by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounding == "game" else None
-    rated_rows = int((per_side[0][s.RATED] | per_side[1][s.RATED]).sum())
+    rated_rows = int((per_side[0][w.RATED] | per_side[1][w.RATED]).sum())
     return Partial(chunk.start, chunk.stop, totals, floats, pending, by_game, rated_rows)
 
 
@@ -315,21 +316,21 @@ def sums_of(
         players: Players of the period.
     """
     sums = {name: pl.Series(name, exact[name]) for name in exact_sums(rules)} | floats
-    w100 = 50 * sums[s.W2]
+    w100 = 50 * sums[w.W2]
     if rules.expected == "table":  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
-        sums[s.PD_SUM] = w100 - sums[s.DEV_SUM]
+        sums[w.PD_SUM] = w100 - sums[w.DEV_SUM]
     frame = pl.DataFrame(
         [
-            pl.Series(s.IDX, np.arange(players, dtype=np.uint32)),
-            sums[s.N].alias(s.N),
-            w100.alias(s.W100),
-            *(sums[name].alias(name) for name in (s.PD_SUM, s.OPP_SUM, s.DEV_SUM)),
+            pl.Series(w.IDX, np.arange(players, dtype=np.uint32)),
+            sums[w.N].alias(w.N),
+            w100.alias(w.W100),
+            *(sums[name].alias(name) for name in (w.PD_SUM, w.OPP_SUM, w.DEV_SUM)),
         ]
-    ).filter(pl.col(s.N) > 0)
+    ).filter(pl.col(w.N) > 0)
     every_pending = (
-        pl.concat(pending).sort(pl.col(s.KEY) % 2, s.KEY) if pending else pl.DataFrame(schema=pending_schema(rules))
+        pl.concat(pending).sort(pl.col(w.KEY) % 2, w.KEY) if pending else pl.DataFrame(schema=pending_schema(rules))
     )
-    counted = pl.concat(by_game).group_by(s.IDX, s.DEV).agg(pl.col(s.COUNT).sum()) if rules.rounding == "game" else None
+    counted = pl.concat(by_game).group_by(w.IDX, w.DEV).agg(pl.col(w.COUNT).sum()) if rules.rounding == "game" else None
     return Sums(frame, every_pending, counted, rated_rows)
 
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import schema as s
 from elo_batch.engine.sides import rate, side_view
 from elo_batch.rules.sets import RuleSet
@@ -55,17 +56,17 @@ def candidates(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> p
         D over the limit of ``rules.cap``.
     """
     coded = replace(rules, cap_400="always")  # whether a side counts does not depend on the cap
-    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, s.EVENT_RULE, s.ROW_KEY, c.DATE, c.EVENT_ID]
+    row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, w.EVENT_RULE, s.ROW_KEY, c.DATE, c.EVENT_ID]
     found = []
     for is_white in (True, False):
         has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)
         sides = rate(table.lazy().select(*row, *side_view(is_white)), list_rating, coded)
         difference = pl.col(c.RATING) - pl.col(c.OPPONENT_RATING)
         found.append(
-            sides.filter((pl.col(s.CODE) == s.COUNTED) & has_side & (difference > rules.cap.limit)).select(
-                s.KEY,
-                s.IDX,
-                pl.coalesce(c.EVENT_ID, pl.lit("")).alias(s.EVENT),
+            sides.filter((pl.col(w.CODE) == s.COUNTED) & has_side & (difference > rules.cap.limit)).select(
+                w.KEY,
+                w.IDX,
+                pl.coalesce(c.EVENT_ID, pl.lit("")).alias(w.EVENT),
                 difference.cast(pl.Float64).alias(c.RATING_DIFF),
                 c.DATE,
                 s.ROW_KEY,
@@ -79,12 +80,12 @@ def choose(found: pl.DataFrame) -> pl.Series:
     :func:`candidates`: the largest D, then the earliest (by date, then input order)."""
     return (
         found.sort(
-            [s.IDX, s.EVENT, c.RATING_DIFF, c.DATE, s.ROW_KEY],
+            [w.IDX, w.EVENT, c.RATING_DIFF, c.DATE, s.ROW_KEY],
             descending=[False, False, True, False, False],
             nulls_last=True,
         )
-        .unique([s.IDX, s.EVENT], keep="first", maintain_order=True)
-        .get_column(s.KEY)
+        .unique([w.IDX, w.EVENT], keep="first", maintain_order=True)
+        .get_column(w.KEY)
     )
 
 
@@ -93,5 +94,5 @@ def apply(table: pl.DataFrame, chosen: pl.Series) -> pl.DataFrame:
     or black side is one of the ``chosen`` upgrades (:func:`choose`)."""
     key = 2 * pl.col(s.ROW_KEY)
     return table.with_columns(
-        key.is_in(chosen.implode()).alias(s.WHITE_UP), (key + 1).is_in(chosen.implode()).alias(s.BLACK_UP)
+        key.is_in(chosen.implode()).alias(w.WHITE_UP), (key + 1).is_in(chosen.implode()).alias(w.BLACK_UP)
     )

@@ -39,6 +39,7 @@ from typing import IO, Literal
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.errors import InputDataError, UsageError, option
 from elo_batch.formats import archives
 from elo_batch.formats.fidetxt import TxtStats, line_batches
@@ -349,13 +350,13 @@ def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, folder:
 def _finish(parts: list[str], source: str, place: str) -> pl.LazyFrame:
     """The batches as one list, refused when a FIDE ID is listed twice (the first such id named, with its
     first :data:`SHOWN` places and its count, and how many other ids are listed twice)."""
-    empty = pl.DataFrame(schema={"__row": pl.Int64, "id": pl.String})
+    empty = pl.DataFrame(schema={w.LIST_ROW: pl.Int64, "id": pl.String})
     table = pl.scan_parquet(parts) if parts else typed_columns(empty, BadValues()).lazy()
-    ids = table.select("__row", "player_id").collect()
+    ids = table.select(w.LIST_ROW, "player_id").collect()
     twice = ids.filter(pl.col("player_id").is_duplicated())
     if twice.height:
         player = twice["player_id"][0]
-        rows = twice.filter(pl.col("player_id") == player)["__row"]
+        rows = twice.filter(pl.col("player_id") == player)[w.LIST_ROW]
         listed = "twice" if rows.len() == 2 else f"{rows.len():,} times"
         shown = ", ".join(str(r) for r in rows.head(SHOWN))
         more = f" and {rows.len() - SHOWN:,} more" if rows.len() > SHOWN else ""
@@ -368,7 +369,7 @@ def _finish(parts: list[str], source: str, place: str) -> pl.LazyFrame:
             value=player,
             hint="give the list as FIDE published it: each FIDE ID once.",
         )
-    return table.drop("__row")
+    return table.drop(w.LIST_ROW)
 
 
 def _report(
@@ -376,7 +377,7 @@ def _report(
 ) -> tuple[pl.LazyFrame, FideListReport]:
     stats = stats or TxtStats()
     players, unrated, inactive, old = (
-        table.select(pl.len(), pl.col("rating").null_count(), pl.col("inactive").sum(), pl.col("__old_birth").sum())
+        table.select(pl.len(), pl.col("rating").null_count(), pl.col("inactive").sum(), pl.col(w.OLD_BIRTH).sum())
         .collect()
         .row(0)
     )
@@ -391,4 +392,4 @@ def _report(
         blank_lines=stats.blank_lines,
         long_lines=stats.long_lines,
     )
-    return table.drop("__old_birth"), report
+    return table.drop(w.OLD_BIRTH), report

@@ -19,6 +19,7 @@ from typing import IO
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 
 #: Bytes read at a time (cut at the last line break), and lines sliced at a time (short lines are many).
@@ -70,7 +71,7 @@ def line_batches(
         chunk = decode(piece, row + 1)
         lines = pl.DataFrame({"line": [chunk.removesuffix("\n")]}).select(pl.col("line").str.split("\n"))
         lines = lines.explode("line").select(
-            (pl.int_range(pl.len()) + row).alias("__row"), pl.col("line").str.strip_chars_end("\r")
+            (pl.int_range(pl.len()) + row).alias(w.LIST_ROW), pl.col("line").str.strip_chars_end("\r")
         )
         row += lines.height
         empty = pl.col("line").str.strip_chars() == ""
@@ -80,7 +81,7 @@ def line_batches(
             stats.long_lines += long
             width = len(header) if long else None
             cut = [_cut(*spans[label], overflowing, width).str.strip_chars().alias(kept[label]) for label in kept]
-            yield batch.select("__row", *cut)
+            yield batch.select(w.LIST_ROW, *cut)
 
 
 def _cut(start: int, end: int | None, overflowing: int, width: int | None) -> pl.Expr:

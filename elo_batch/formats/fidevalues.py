@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.rules.bounds import FIRST_BIRTH_YEAR, LAST_BIRTH_YEAR, MAX_K, MAX_RATING
 
@@ -70,10 +71,10 @@ def typed_columns(raw: pl.DataFrame, bad: BadValues) -> pl.DataFrame:
 
     if numbers:
         field = pl.coalesce(fault(name) for name in numbers)
-        found = raw.with_columns(field.alias("__field")).filter(pl.col("__field").is_not_null())
+        found = raw.with_columns(field.alias(w.BAD_FIELD)).filter(pl.col(w.BAD_FIELD).is_not_null())
         if found.height:
-            cell = pl.coalesce(pl.when(pl.col("__field") == name).then(pl.col(name)) for name in numbers)
-            bad.add(found.select("__row", "__field", cell.alias("__value")))
+            cell = pl.coalesce(pl.when(pl.col(w.BAD_FIELD) == name).then(pl.col(name)) for name in numbers)
+            bad.add(found.select(w.LIST_ROW, w.BAD_FIELD, cell.alias(w.BAD_VALUE)))
 
     def number(name: str) -> pl.Expr:
         return pl.when(value[name] != 0).then(value[name]) if name in numbers else pl.lit(None, pl.Int64)
@@ -84,7 +85,7 @@ def typed_columns(raw: pl.DataFrame, bad: BadValues) -> pl.DataFrame:
     flag = text("flag").str.to_lowercase()
     birth = number("byear")
     return raw.select(
-        "__row",
+        w.LIST_ROW,
         (value["id"] if "id" in numbers else pl.lit(None, pl.Int64)).alias("player_id"),
         number("rating").alias("rating"),
         number("k").alias("k"),
@@ -94,5 +95,5 @@ def typed_columns(raw: pl.DataFrame, bad: BadValues) -> pl.DataFrame:
         flag.alias("flag"),
         flag.str.contains("i").fill_null(False).alias("inactive"),
         *([number("standard").alias("standard_rating")] if "standard" in numbers else []),
-        (birth < MIN_BIRTH_YEAR).fill_null(False).alias("__old_birth"),
+        (birth < MIN_BIRTH_YEAR).fill_null(False).alias(w.OLD_BIRTH),
     )

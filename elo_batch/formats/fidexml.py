@@ -20,6 +20,7 @@ import defusedxml
 import polars as pl
 from defusedxml.ElementTree import DefusedXMLParser
 
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.formats.archives import size
 
@@ -169,4 +170,4 @@ class _Players:
 
 def _frame(rows: list[dict[str, str]], tags: dict[str, str], done: int) -> pl.DataFrame:
     frame = pl.from_dicts(rows, schema=dict.fromkeys(tags, pl.String)).fill_null("").rename(tags)
-    return frame.select((pl.int_range(pl.len()) + done + 1).alias("__row"), *tags.values())
+    return frame.select((pl.int_range(pl.len()) + done + 1).alias(w.LIST_ROW), *tags.values())

@@ -38,6 +38,7 @@ import chess
 import chess.pgn
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.choices import CsvFormulas
 from elo_batch.errors import InputDataError
 from elo_batch.formats import pgnsource
@@ -311,31 +312,31 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         (white_fide.is_null() & _clean("White").is_not_null()).alias("white_id_from_name"),
         (black_fide.is_null() & _clean("Black").is_not_null()).alias("black_id_from_name"),
         event_date.alias("event_date"),
-        forfeit.fill_null(False).alias("__forfeit"),
-        unplayed_draw.fill_null(False).alias("__unplayed_draw"),
-        (result.is_null() | (result == "*")).alias("__unknown_result"),
-        (~known_month.fill_null(False) & ~from_event).alias("__unknown_date"),
-        from_event.alias("__date_from_event"),
-        (full.fill_null(False) & date.is_null()).alias("__bad_date"),
-        month_only.fill_null(False).alias("__month_only"),
+        forfeit.fill_null(False).alias(w.PGN_FORFEIT),
+        unplayed_draw.fill_null(False).alias(w.PGN_UNPLAYED_DRAW),
+        (result.is_null() | (result == "*")).alias(w.PGN_UNKNOWN_RESULT),
+        (~known_month.fill_null(False) & ~from_event).alias(w.PGN_UNKNOWN_DATE),
+        from_event.alias(w.PGN_DATE_FROM_EVENT),
+        (full.fill_null(False) & date.is_null()).alias(w.PGN_BAD_DATE),
+        month_only.fill_null(False).alias(w.PGN_MONTH_ONLY),
     )
     plies_note = pl.when(pl.col("plies") == 0).then(pl.lit("no moves")).otherwise(pl.lit("one half-move only"))
     notes = [
-        pl.when("__forfeit").then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
-        pl.when("__unplayed_draw").then(
+        pl.when(w.PGN_FORFEIT).then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
+        pl.when(w.PGN_UNPLAYED_DRAW).then(
             pl.format("{}: a draw without a move by both players is unplayed, not rated (FIDE B.02 5.1)", plies_note)
         ),
-        pl.when("__unknown_result").then(
+        pl.when(w.PGN_UNKNOWN_RESULT).then(
             pl.format("result '{}' is not a final result: not rated", pl.coalesce(_clean("Result"), pl.lit("")))
         ),
-        pl.when("__unknown_date").then(pl.format("date '{}' unknown", pl.coalesce(pl.col("Date"), pl.lit("")))),
-        pl.when("__bad_date").then(pl.format("date '{}' is not a calendar date", pl.col("Date"))),
-        pl.when("__date_from_event").then(
+        pl.when(w.PGN_UNKNOWN_DATE).then(pl.format("date '{}' unknown", pl.coalesce(pl.col("Date"), pl.lit("")))),
+        pl.when(w.PGN_BAD_DATE).then(pl.format("date '{}' is not a calendar date", pl.col("Date"))),
+        pl.when(w.PGN_DATE_FROM_EVENT).then(
             pl.format(
                 "date '{}' unknown: the event's date {} is used", pl.coalesce(pl.col("Date"), pl.lit("")), "EventDate"
             )
         ),
-        pl.when("__month_only").then(pl.format("no day in date '{}': rated in period {}", "Date", "period")),
+        pl.when(w.PGN_MONTH_ONLY).then(pl.format("no day in date '{}': rated in period {}", "Date", "period")),
         pl.when("white_id_from_name").then(pl.lit("white identified by name (no WhiteFideId)")),
         pl.when("black_id_from_name").then(pl.lit("black identified by name (no BlackFideId)")),
         pl.when(pl.col("white_rating").is_null() & _clean("WhiteElo").is_not_null()).then(
@@ -347,7 +348,7 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
     ]
     note = pl.concat_list(notes).list.drop_nulls().list.join("; ")
     frame = frame.with_columns(pl.when(note != "").then(note).alias("note"))
-    flags = [name for name in frame.columns if name.startswith("__")]
+    flags = [name for name in frame.columns if name.startswith(w.PREFIX)]
     return frame.select(*GAMES_SCHEMA, *flags).cast(GAMES_SCHEMA)  # type: ignore[arg-type]
 
 
@@ -355,11 +356,11 @@ def _report(games: pl.LazyFrame, sources: tuple[str, ...]) -> ImportReport:
     counts = (
         games.select(
             pl.len().alias("games"),
-            pl.col("__forfeit").sum().alias("forfeits"),
-            pl.col("__unplayed_draw").sum().alias("unplayed_draws"),
-            pl.col("__unknown_result").sum().alias("unknown_results"),
-            (pl.col("__unknown_date") | pl.col("__bad_date")).sum().alias("unknown_dates"),
-            pl.col("__month_only").sum().alias("month_only_dates"),
+            pl.col(w.PGN_FORFEIT).sum().alias("forfeits"),
+            pl.col(w.PGN_UNPLAYED_DRAW).sum().alias("unplayed_draws"),
+            pl.col(w.PGN_UNKNOWN_RESULT).sum().alias("unknown_results"),
+            (pl.col(w.PGN_UNKNOWN_DATE) | pl.col(w.PGN_BAD_DATE)).sum().alias("unknown_dates"),
+            pl.col(w.PGN_MONTH_ONLY).sum().alias("month_only_dates"),
             (pl.col("white_id_from_name") | pl.col("black_id_from_name")).sum().alias("ids_from_names"),
             (pl.col("white_rating").is_null() | pl.col("black_rating").is_null()).sum().alias("missing_ratings"),
             pl.col("event_id").n_unique().alias("events"),

@@ -27,6 +27,7 @@ from typing import Any
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.gamesfile import GAMES_SCHEMA
 from elo_batch.inputs.readers import decode_text, unreadable
@@ -147,8 +148,8 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
         rounds=int(rounds.select(pl.col("round").max()).item() or 0),
         games=games.height,
         rated=games.filter(pl.col("result").is_in(["1-0", "0-1", "1/2-1/2"])).height,
-        forfeits=games.filter(pl.col("__code").is_in(["+", "-"])).height,
-        unplayed=games.filter(pl.col("__code").is_in(["W", "D", "L"])).height,
+        forfeits=games.filter(pl.col(w.TRF_CODE).is_in(["+", "-"])).height,
+        unplayed=games.filter(pl.col(w.TRF_CODE).is_in(["W", "D", "L"])).height,
         byes={kind: byes.get(code, 0) for code, kind in {**BYES, "0": "no opponent (0000)"}.items()},
         undated=games.filter(pl.col("date").is_null() & pl.col("period").is_null()).height,
         ids_from_names=games.filter(pl.col("white_id_from_name") | pl.col("black_id_from_name")).height,
@@ -326,5 +327,5 @@ def _to_games(
         pl.lit(event_date or None, pl.String).str.to_date("%Y-%m-%d", strict=False).alias("event_date"),
         pl.lit(None, pl.Int64).alias("plies"),
         pl.when(note.list.len() > 0).then(note.list.join("; ")).alias("note"),
-        pl.col("code").alias("__code"),
+        pl.col("code").alias(w.TRF_CODE),
     )

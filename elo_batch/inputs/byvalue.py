@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.inputs.cells import DATE_RANGE
 
 
@@ -100,7 +101,7 @@ class ByValue:
     def hidden(self) -> dict[str, str]:
         """New names of the text columns looked up, whose text may be untrimmed (rename the rows'
         columns after :meth:`indices`)."""
-        return {name: f"__raw_{name}" for name, values in self.values.items() if values.dtype == pl.String}
+        return {name: w.RAW_PREFIX + name for name, values in self.values.items() if values.dtype == pl.String}
 
     def restore(self) -> list[pl.Expr]:
         """The hidden columns, trimmed, under their own names."""
@@ -108,4 +109,4 @@ class ByValue:
 
     @staticmethod
     def _index(name: str) -> str:
-        return f"__index_{name}"
+        return w.INDEX_PREFIX + name

@@ -8,6 +8,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.byvalue import ByValue
 from elo_batch.inputs.cellbound import bound_cells, cut, long_reason, too_long
@@ -16,7 +17,6 @@ from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
 from elo_batch.inputs.gamerules import (
     CANONICAL_SCHEMA,
-    EVENT_ROW_PREFIX,
     FORFEITS,
     GAME_COLUMNS,
     INTEGER_IDS,
@@ -30,7 +30,7 @@ from elo_batch.inputs.gamerules import (
     SCORES,
 )
 from elo_batch.inputs.names import unescape
-from elo_batch.inputs.readers import RAGGED, held_names
+from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints
 
 
@@ -87,14 +87,14 @@ def check_file(
     text_columns = [name for name, dtype in schema.items() if dtype == pl.String]
     text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
     few = ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
-    token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), "__token")  # the result without whitespace
+    token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), w.TOKEN)  # the result without whitespace
     date_value, date_bad, date_reason = col.date(c.DATE)
     date = few(date_value)
     given_period = col.text(c.PERIOD)
     event_cells = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
     event_order = ends_before_start(event_cells[c.EVENT_START].value, event_cells[c.EVENT_END].value)
     candidates: list[Check | None] = [
-        Check(None, pl.col(RAGGED).is_not_null(), pl.col(RAGGED)) if RAGGED in names else None,
+        Check(None, pl.col(w.RAGGED).is_not_null(), pl.col(w.RAGGED)) if w.RAGGED in names else None,
         *[Check(name, too_long(pl.col(few.hidden().get(name, name))), long_reason(name)) for name in limited],
         Check(white, col.missing(white), pl.lit(f"missing {white}")),
         Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
@@ -141,20 +141,20 @@ def check_file(
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
-        .with_row_index("__row_key")  # working columns beside the user's: all named __ (elo_batch.inputs.names)
-        .with_columns(pl.col("__row_key").cast(pl.Int64), *few.indices())
+        .with_row_index(w.CHECK_ROW_KEY)  # working columns beside the user's: all named __ (elo_batch.inputs.names)
+        .with_columns(pl.col(w.CHECK_ROW_KEY).cast(pl.Int64), *few.indices())
         .rename(few.hidden())
         .with_columns(pl.col(untrimmed).str.strip_chars())
         .with_columns(few.computed)
         .with_columns(
-            first_failed(checks).alias("__failed"),
-            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias("__score100"),
-            few(token.is_in(list(forfeit_tokens))).alias("__forfeit"),
+            first_failed(checks).alias(w.FAILED),
+            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias(w.ROW_SCORE),
+            few(token.is_in(list(forfeit_tokens))).alias(w.ROW_FORFEIT),
         )
     )
-    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
     bad = (
-        flagged.filter(pl.col("__failed").is_not_null())
+        flagged.filter(pl.col(w.FAILED).is_not_null())
         .with_columns(few.restore())
         .select(
             period.alias(c.PERIOD),
@@ -168,8 +168,8 @@ def check_file(
             raw_json(schema, original),
         )
     )
-    good = flagged.filter(pl.col("__failed").is_null()).select(
-        pl.col("__row_key").alias("row_key"),
+    good = flagged.filter(pl.col(w.FAILED).is_null()).select(
+        pl.col(w.CHECK_ROW_KEY).alias("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
         pl.lit(one_sided).alias("one_sided"),
@@ -181,15 +181,15 @@ def check_file(
         col.text(c.BOARD).alias(c.BOARD),
         col.player(white, integers).alias(c.WHITE_ID),
         col.player(black, integers).alias(c.BLACK_ID),
-        pl.col("__score100").alias("score100"),
-        pl.col("__forfeit").alias("forfeit"),
+        pl.col(w.ROW_SCORE).alias("score100"),
+        pl.col(w.ROW_FORFEIT).alias("forfeit"),
         white_value.alias(c.WHITE_RATING),
         black_value.alias(c.BLACK_RATING),
         pl.lit(False).alias("duplicate"),
         *(  # split off by load_games (split_event_rows)
             [
-                *[cell.value.alias(EVENT_ROW_PREFIX + name) for name, cell in event_cells.items()],
-                few(given_period).alias(EVENT_ROW_PREFIX + c.PERIOD),
+                *[cell.value.alias(w.EVENT_ROW_PREFIX + name) for name, cell in event_cells.items()],
+                few(given_period).alias(w.EVENT_ROW_PREFIX + c.PERIOD),
             ]
             if c.EVENT_ID in names and names & {*c.EVENT_COLUMNS, c.PERIOD}
             else []
@@ -214,7 +214,7 @@ def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[st
     order); without a header, the table's columns, as held, unescaped."""
     if header:
         return dict(zip(held_names(header, path), header, strict=True))
-    own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+    own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
     return {n: unescape(n) for n in own}
 
 

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.columns import SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs import textfile
-from elo_batch.inputs.readers import RAGGED, SEPARATORS, _check_header_line, held_names
+from elo_batch.inputs.readers import SEPARATORS, _check_header_line, held_names
 from elo_batch.outputs.formulas import ID_COLUMNS, unescape, unescape_name
 
 #: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
@@ -108,7 +109,7 @@ def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collecti
         frame, fields, python = _rows(layout, keep)
         blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
         frame, blank = _cells(frame, fields["fields"], blank_lines)
-        if RAGGED in frame.columns:  # the reasons, from the whole rows
+        if w.RAGGED in frame.columns:  # the reasons, from the whole rows
             frame = _ragged_reasons(frame, layout, python)
     return CsvTable(frame, layout.written, text, layout.separator, blank)
 
@@ -300,10 +301,10 @@ def _whole_rows(layout: _Layout, rows: pl.Series, python: bool) -> pl.DataFrame:
     if not python:
         return (
             layout.scan()
-            .with_row_index("__row", offset=1)
-            .filter(pl.col("__row").cast(pl.Int64).is_in(wanted))
-            .with_columns(pl.col("__row").cast(pl.Int64).alias(SOURCE_ROW))
-            .drop("__row")
+            .with_row_index(w.ROW_NUMBER, offset=1)
+            .filter(pl.col(w.ROW_NUMBER).cast(pl.Int64).is_in(wanted))
+            .with_columns(pl.col(w.ROW_NUMBER).cast(pl.Int64).alias(SOURCE_ROW))
+            .drop(w.ROW_NUMBER)
             .collect(engine="streaming")
         )
     every = list(range(len(layout.header)))
@@ -339,7 +340,7 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     if fields is None:
         return frame, 0
     frame.insert_column(frame.width, pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True).alias(SOURCE_ROW))
-    frame.insert_column(frame.width, fields.alias(RAGGED))
+    frame.insert_column(frame.width, fields.alias(w.RAGGED))
     columns = frame.get_columns()[: len(names)]
     blank = 0
     if all(column.null_count() for column in columns):  # some rows may be blank: all cells null
@@ -378,16 +379,16 @@ def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.Da
     """``__ragged__``: the reason for each row whose field count differs from the header's (null for
     the others), worked out from the whole of those rows."""
     width = len(layout.header)
-    ragged = frame.get_column(RAGGED) != width
+    ragged = frame.get_column(w.RAGGED) != width
     if not ragged.any():
-        return frame.drop(RAGGED)
-    rows = frame.filter(ragged).select(SOURCE_ROW, RAGGED)
-    whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[RAGGED])
+        return frame.drop(w.RAGGED)
+    rows = frame.filter(ragged).select(SOURCE_ROW, w.RAGGED)
+    whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[w.RAGGED])
     reason = pl.format(
         f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
         f"{layout.separator!r} must be in double quotes.",
-        pl.col(RAGGED),
-        pl.when(pl.col(RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+        pl.col(w.RAGGED),
+        pl.when(pl.col(w.RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
     )
     cells = pl.col(layout.header)
     spans_lines = pl.any_horizontal(cells.str.contains("\n", literal=True))
@@ -397,5 +398,5 @@ def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.Da
         .then(pl.format("{} A quoted value in it runs over {} lines: is a closing quote missing?", reason, lines))
         .otherwise(reason)
     ).to_series()
-    marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(RAGGED)
+    marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(w.RAGGED)
     return frame.with_columns(marked.scatter(ragged.arg_true(), reasons))

@@ -21,6 +21,7 @@ from typing import Literal
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, REJECTED_SCHEMA
 
 #: The columns that name a game (rows with the same values are one game; ``board`` null where absent).
@@ -63,9 +64,9 @@ def mark_duplicates(
         game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
     )
     by_game = pl.when(names_game()).then(pl.struct(GAME_KEY).hash())
-    keyed = [("__key", by_id, compare_repeats)]
+    keyed = [(w.GAME_ID_KEY, by_id, compare_repeats)]
     if not {c.EVENT_ID, c.ROUND} & absent:
-        keyed.append(("__game", by_game, compare_games))
+        keyed.append((w.GAME_KEY_HASH, by_game, compare_games))
     seen, by_period = pl.collect_all(
         [plan.select(expr.alias(name) for name, expr, _ in keyed), plan.group_by(c.PERIOD).len()], engine="streaming"
     )
@@ -79,10 +80,10 @@ def mark_duplicates(
         repeated = keys.filter(keys.is_duplicated()).unique()
         candidates = plan.filter(~pl.col("duplicate") & expr.is_in(repeated.implode()))
         flagged, refused = compare(candidates.collect(engine=engine))
-        period_rows.subtract(_by_period(flagged.filter("__conflict")))
+        period_rows.subtract(_by_period(flagged.filter(w.CONFLICT)))
         repeats = flagged.filter("duplicate")["row_key"].implode()
         plan = plan.with_columns((pl.col("duplicate") | pl.col("row_key").is_in(repeats)).alias("duplicate")).filter(
-            ~pl.col("row_key").is_in(flagged.filter("__conflict")["row_key"].implode())
+            ~pl.col("row_key").is_in(flagged.filter(w.CONFLICT)["row_key"].implode())
         )
         rejected.append(refused)
         changed = True
@@ -100,13 +101,13 @@ def compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``duplicate`` and ``__conflict`` of rows whose game_ids repeat, and the rejected conflicting rows."""
     has_id = pl.col(c.GAME_ID).is_not_null()
     flagged = rows.with_columns(
-        (has_id & (pl.struct(CONTENT).n_unique().over(c.GAME_ID) > 1)).alias("__conflict"),
+        (has_id & (pl.struct(CONTENT).n_unique().over(c.GAME_ID) > 1)).alias(w.CONFLICT),
         (has_id & ~pl.struct(CONTENT).is_first_distinct()).alias("duplicate"),
     )
-    conflict = flagged.filter("__conflict")
+    conflict = flagged.filter(w.CONFLICT)
     if conflict.height == 0:
         return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
-    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(_place().str.join(", ").alias("__where"))
+    where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(_place().str.join(", ").alias(w.PLACES))
     reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left").select(
         pl.col(c.PERIOD),
         pl.col(c.SOURCE_FILE),
@@ -116,7 +117,7 @@ def compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         pl.format(
             "game_id '{}' is used by rows with different content ({}). Hint: give each game its own game_id.",
             c.GAME_ID,
-            "__where",
+            w.PLACES,
         ).alias(c.REASON),
         _raw(),
     )
@@ -138,14 +139,14 @@ def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     differs = {name: pl.struct(columns).n_unique().over(key) > 1 for name, columns in AGREED.items()}
     conflict = pl.any_horizontal(*differs.values())
     flagged = rows.sort("row_key").with_columns(
-        conflict.alias("__conflict"), (~conflict & ~pl.struct(key).is_first_distinct()).alias("duplicate")
+        conflict.alias(w.CONFLICT), (~conflict & ~pl.struct(key).is_first_distinct()).alias("duplicate")
     )
-    found = flagged.filter("__conflict")
+    found = flagged.filter(w.CONFLICT)
     if found.height == 0:
         return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
     column = pl.when(differs[c.RESULT]).then(pl.lit(c.RESULT)).when(differs[c.DATE]).then(pl.lit(c.DATE))
     found = found.with_columns(
-        column.otherwise(pl.lit(c.PERIOD)).alias(c.COLUMN), _place().str.join(", ").over(key).alias("__where")
+        column.otherwise(pl.lit(c.PERIOD)).alias(c.COLUMN), _place().str.join(", ").over(key).alias(w.PLACES)
     )
     value = (
         pl.when(pl.col(c.COLUMN) == c.RESULT)
@@ -165,7 +166,7 @@ def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
             "rows {} are one game (the same {}) with different {}s: a game "
             "entered twice must agree, so none of them is used. Hint: correct or delete the wrong copy; if they "
             "are different games, give each its own round (or board).",
-            "__where",
+            w.PLACES,
             named.otherwise(pl.lit("event_id, round, white_id and black_id")),
             c.COLUMN,
         ).alias(c.REASON),

@@ -12,12 +12,13 @@ from typing import Any, Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
 from elo_batch.inputs.checkfile import check_types
 from elo_batch.inputs.eventcells import TYPES, attribute, ends_before_start
 from elo_batch.inputs.gamerules import PERIOD_PATTERN
-from elo_batch.inputs.readers import RAGGED, FrameInput, InputFile, read_frame, read_table
+from elo_batch.inputs.readers import FrameInput, InputFile, read_frame, read_table
 
 #: An event as the run holds it: the attributes (null where not given) and the event's own period.
 EVENTS_SCHEMA: Final[dict[str, pl.DataType]] = {c.EVENT_ID: pl.String(), **TYPES, c.PERIOD: pl.String()}
@@ -61,7 +62,7 @@ def load_events(source: str | FrameInput, *, encoding: str | None = None) -> tup
     cells = {name: attribute(schema, name) for name in TYPES}
     period = text_column(schema, c.PERIOD).str.strip_chars()
     checks: list[tuple[str | None, pl.Expr]] = [
-        (None, pl.col(RAGGED) if RAGGED in frame.columns else pl.lit(None, pl.String)),
+        (None, pl.col(w.RAGGED) if w.RAGGED in frame.columns else pl.lit(None, pl.String)),
         (c.EVENT_ID, pl.when(text_column(schema, c.EVENT_ID).is_null()).then(pl.lit("an event_id is required"))),
         *[(name, cell.problem) for name, cell in cells.items()],
         (
@@ -87,18 +88,18 @@ def _refuse_bad_rows(frame: pl.DataFrame, path: str, checks: list[tuple[str | No
     first: Any = pl.when(checks[0][1].is_not_null()).then(0)
     for index, (_, problem) in enumerate(checks[1:], start=1):
         first = first.when(problem.is_not_null()).then(index)
-    reason: Any = pl.when(pl.col("__check") == 0).then(checks[0][1])
+    reason: Any = pl.when(pl.col(w.FAILED) == 0).then(checks[0][1])
     for index, (_, problem) in enumerate(checks[1:], start=1):
-        reason = reason.when(pl.col("__check") == index).then(problem)
+        reason = reason.when(pl.col(w.FAILED) == index).then(problem)
     hits = (
-        frame.with_columns(first.otherwise(None).alias("__check"))
-        .filter(pl.col("__check").is_not_null())
-        .with_columns(reason.alias("__reason"))
+        frame.with_columns(first.otherwise(None).alias(w.FAILED))
+        .filter(pl.col(w.FAILED).is_not_null())
+        .with_columns(reason.alias(w.FAILED_REASON))
     )
     if not hits.height:
         return
     lines = []
-    for row, index, text in hits.select(c.SOURCE_ROW, "__check", "__reason").head(SHOWN_ROWS).iter_rows():
+    for row, index, text in hits.select(c.SOURCE_ROW, w.FAILED, w.FAILED_REASON).head(SHOWN_ROWS).iter_rows():
         column = checks[index][0]
         message, _, hint = str(text).partition(" Hint: ")
         if hits.height == 1:

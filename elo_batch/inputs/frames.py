@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import EloBatchError, InputDataError, InputMissingError
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
@@ -148,17 +149,17 @@ def frame_plan(
     plan = (
         frame.lazy()
         .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
-        .with_row_index("__source_row", offset=1)
+        .with_row_index(w.ROW_NUMBER, offset=1)
     )
     if rows is not None:  # before any cell is converted: only these rows are
-        plan = plan.filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+        plan = plan.filter(pl.col(w.ROW_NUMBER).cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
     return (
         plan.with_columns(DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .with_columns(
-            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
+            pl.col(w.ROW_NUMBER).cast(pl.Int64).alias(SOURCE_ROW), pl.lit(source.name, pl.String).alias(SOURCE_FILE)
         )
-        .drop("__source_row")
+        .drop(w.ROW_NUMBER)
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.inputs.cells import (
     INPUT_DATES,
     in_date_range,
@@ -49,10 +50,10 @@ def first_failed(checks: list[Check]) -> pl.Expr:
 
 
 def of_failed(checks: list[Check], pick: Callable[[Check], pl.Expr]) -> pl.Expr:
-    """``pick`` of the check each row failed first (``__failed``), as text."""
-    expr: Any = pl.when(pl.col("__failed") == 0).then(pick(checks[0]))
+    """``pick`` of the check each row failed first (:data:`~elo_batch.working.FAILED`), as text."""
+    expr: Any = pl.when(pl.col(w.FAILED) == 0).then(pick(checks[0]))
     for index, check in enumerate(checks[1:], start=1):
-        expr = expr.when(pl.col("__failed") == index).then(pick(check))
+        expr = expr.when(pl.col(w.FAILED) == index).then(pick(check))
     return expr.otherwise(None).cast(pl.String)
 
 

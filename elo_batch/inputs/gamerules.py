@@ -93,4 +93,3 @@ EVENT_ROWS_SCHEMA: dict[str, pl.DataType] = {
     c.EVENT_END: pl.Date(),
     c.PERIOD: pl.String(),
 }
-EVENT_ROW_PREFIX = "__event_row_"  # prefix of the event columns of a file's checked rows, split off by load_games

@@ -62,10 +62,6 @@ class InputFile:
 DICTIONARY_AS_TEXT = (cs.categorical() | cs.enum()).cast(pl.String)
 
 
-#: Column set by the CSV reader on rows whose field count differs from the header's: the reason.
-RAGGED = "__ragged__"
-
-
 def normalise_names(frame: pl.DataFrame, path: str) -> pl.DataFrame:
     return frame.rename(dict(zip(frame.columns, held_names(frame.columns, path), strict=True)))
 

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import (
     SHOWN_ROWS,
@@ -24,7 +25,6 @@ from elo_batch.inputs.cells import (
 from elo_batch.inputs.checkfile import check_types
 from elo_batch.inputs.gamerules import DECIMAL_NUMBER, INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
 from elo_batch.inputs.names import unescape
-from elo_batch.inputs.readers import RAGGED
 from elo_batch.inputs.text import column_hints
 from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
 
@@ -67,7 +67,7 @@ def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
 def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, ...] = ()) -> pl.DataFrame:
     missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
     if missing:
-        held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, RAGGED)]
+        held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
         names = list(header) if len(header) == len(held) else [unescape(n) for n in held]
         unused = [name for name, one in zip(names, held, strict=True) if one not in LIST_SCHEMA]
         hints = column_hints(missing, unused)
@@ -78,8 +78,8 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[s
             hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
         )
     check_types(frame.schema, path, list(LIST_SCHEMA))
-    ragged = frame[RAGGED] if RAGGED in frame.columns else None
-    frame = frame.drop(RAGGED, strict=False)
+    ragged = frame[w.RAGGED] if w.RAGGED in frame.columns else None
+    frame = frame.drop(w.RAGGED, strict=False)
     frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
     id_type = ids_type(frame.schema)
     rating = _number(frame, c.RATING, fractional)
@@ -194,16 +194,17 @@ def _refuse_bad_rows(
     for index, (_, bad, _) in enumerate(rules):
         first = first.when(bad.fill_null(False)).then(index)
     hits = frame.with_columns(
-        first.otherwise(None).alias("__rule"), (pl.lit(ragged) if ragged is not None else pl.lit(None)).alias("__why")
-    ).filter(pl.col("__rule").is_not_null())
+        first.otherwise(None).alias(w.FAILED),
+        (pl.lit(ragged) if ragged is not None else pl.lit(None)).alias(w.RAGGED_REASON),
+    ).filter(pl.col(w.FAILED).is_not_null())
     if not hits.height:
         return
     hint = "fix the rating list; nothing was rated."
     lines = []
     for shown in hits.head(SHOWN_ROWS).iter_slices(1):
-        row, rule = int(shown[c.SOURCE_ROW][0]), int(shown["__rule"][0])
+        row, rule = int(shown[c.SOURCE_ROW][0]), int(shown[w.FAILED][0])
         if rule < 0:  # a ragged row: its reason and hint were written by the reader
-            reason, _, ragged_hint = str(shown["__why"][0]).partition(" Hint: ")
+            reason, _, ragged_hint = str(shown[w.RAGGED_REASON][0]).partition(" Hint: ")
             if hits.height == 1:
                 raise InputDataError(reason, path=path, row=row, hint=ragged_hint or None)
             lines.append(f"row {row}: {reason}")

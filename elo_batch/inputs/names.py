@@ -3,8 +3,9 @@ one reversible escape; no data handling.
 
 elo-batch adds columns to the tables it reads: the reader's ``source_file`` and ``source_row``, and the
 working columns of the checks and of the engine, whose names all begin with ``__`` (``__ragged__``,
-``__failed``, ``__idx``, ...). Those names are reserved. A user's column whose name is reserved, or
-begins with the escape mark ``~``, is renamed where its file is read by putting a ``~`` in front:
+``__failed``, ``__idx``, ...: :mod:`elo_batch.working` names them). Those names are reserved. A
+user's column whose name is reserved, or begins with the escape mark ``~``, is renamed where its file
+is read by putting a ``~`` in front:
 ``__raw_result`` is held as ``~__raw_result``, ``source_row`` as ``~source_row``, ``~x`` as ``~~x``.
 The escape is one-to-one, so that two user columns never become one and no user column ever meets a
 column of elo-batch; :func:`unescape` gives the name back wherever the user sees it again (the rating
@@ -19,9 +20,8 @@ list's pass-through columns in the new list, the ``raw`` record of a rejected ro
 from __future__ import annotations
 
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
+from elo_batch.working import PREFIX
 
-#: Names of elo-batch's working columns begin with this.
-WORKING_PREFIX = "__"
 #: Put in front of a user's column name that is reserved.
 ESCAPE = "~"
 #: Columns the reader adds to every table it reads.
@@ -30,7 +30,7 @@ READER_COLUMNS = (SOURCE_FILE, SOURCE_ROW)
 
 def is_reserved(name: str) -> bool:
     """A name that a user's column may not hold as it is (see the module docstring)."""
-    return name.startswith((WORKING_PREFIX, ESCAPE)) or name in READER_COLUMNS
+    return name.startswith((PREFIX, ESCAPE)) or name in READER_COLUMNS
 
 
 def escape(name: str) -> str:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names, normalise_names
@@ -52,14 +53,14 @@ def parquet_whole_rows(source: str, path: str, rows: pl.Series, trim: bool) -> p
             frame = (
                 pl.scan_parquet(source)
                 .rename(dict(zip(originals, names, strict=True)))  # first: no user column is named like ours then
-                .with_row_index("__source_row", offset=1)
-                .filter(pl.col("__source_row").cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
+                .with_row_index(w.ROW_NUMBER, offset=1)
+                .filter(pl.col(w.ROW_NUMBER).cast(pl.Int64).is_in(rows.cast(pl.Int64).implode()))
                 .collect(engine="streaming")
             )
     except PARQUET_ERRORS as exc:  # polars raises several kinds for a corrupt file, a panic among them
         raise not_parquet(exc, path) from exc
-    return parquet_rows(frame.drop("__source_row"), trim).with_columns(
-        frame["__source_row"].cast(pl.Int64).alias(SOURCE_ROW)
+    return parquet_rows(frame.drop(w.ROW_NUMBER), trim).with_columns(
+        frame[w.ROW_NUMBER].cast(pl.Int64).alias(SOURCE_ROW)
     )
 
 

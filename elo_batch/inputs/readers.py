@@ -17,6 +17,7 @@ from collections.abc import Collection
 
 import polars as pl
 
+from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.encoding import check_encoding as check_encoding
@@ -25,7 +26,6 @@ from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan, runni
 from elo_batch.inputs.frames import frame_rows as frame_rows
 from elo_batch.inputs.frames import read_frame as read_frame
 from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
-from elo_batch.inputs.inputfile import RAGGED as RAGGED
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.parquetfile import PARQUET_ERRORS, file_digest, not_parquet, parquet_whole_rows, read_parquet_file
 from elo_batch.inputs.parquetfile import reading as reading
@@ -36,7 +36,7 @@ from elo_batch.inputs.paths import expand_paths as expand_paths
 #: The names above that live in the modules the readers are made of, kept importable from here.
 __all__ = [
     "CSV_SUFFIXES", "EMPTY", "GZIP_FLOOR", "GZIP_MAGIC", "GZIP_RATIO", "PARQUET_ERRORS", "PARQUET_SUFFIXES",
-    "RAGGED", "SEPARATORS", "FrameInput", "InputFile", "check_encoding", "decode_text", "expand_paths", "frame_rows",
+    "SEPARATORS", "FrameInput", "InputFile", "check_encoding", "decode_text", "expand_paths", "frame_rows",
     "held_names", "read_frame", "read_rows", "read_table", "reading", "scan_table", "unreadable",
 ]  # fmt: skip
 
@@ -207,11 +207,9 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         scan.with_columns(DICTIONARY_AS_TEXT)
         .with_columns(*([pl.col(pl.String).str.strip_chars()] if trim else []))
         .rename(dict(zip(columns, names, strict=True)))  # first: no user column is named like ours then
-        .with_row_index("__source_row", offset=1)
-        .with_columns(
-            pl.col("__source_row").cast(pl.Int64).alias(SOURCE_ROW), pl.lit(path, pl.String).alias(SOURCE_FILE)
-        )
-        .drop("__source_row")
+        .with_row_index(w.ROW_NUMBER, offset=1)
+        .with_columns(pl.col(w.ROW_NUMBER).cast(pl.Int64).alias(SOURCE_ROW), pl.lit(path, pl.String).alias(SOURCE_FILE))
+        .drop(w.ROW_NUMBER)
     )
     return frame, InputFile(path, size, digest, rows, "parquet", None, header=tuple(columns))
 

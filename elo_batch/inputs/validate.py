@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.inputs.cellbound import cut
 from elo_batch.inputs.checkfile import check_file, raw_json
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA as CANONICAL_SCHEMA
-from elo_batch.inputs.gamerules import EVENT_ROW_PREFIX, GAME_COLUMNS
 from elo_batch.inputs.gamerules import EVENT_ROWS_SCHEMA as EVENT_ROWS_SCHEMA
+from elo_batch.inputs.gamerules import GAME_COLUMNS
 from elo_batch.inputs.gamerules import REJECTED_SCHEMA as REJECTED_SCHEMA
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
 from elo_batch.inputs.names import READER_COLUMNS, escape
@@ -205,12 +206,12 @@ def load_games(
 def split_event_rows(good: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """A file's checked rows without their event columns, and those columns (``EVENT_ROWS_SCHEMA``) of
     the rows that give any (None when the file has none)."""
-    extras = [name for name in good.collect_schema().names() if name.startswith(EVENT_ROW_PREFIX)]
+    extras = [name for name in good.collect_schema().names() if name.startswith(w.EVENT_ROW_PREFIX)]
     if not extras:
         return good, None
     attributes = (
         good.select("row_key", c.EVENT_ID, *extras)
-        .rename({name: name.removeprefix(EVENT_ROW_PREFIX) for name in extras})
+        .rename({name: name.removeprefix(w.EVENT_ROW_PREFIX) for name in extras})
         .filter(pl.col(c.EVENT_ID).is_not_null() & pl.any_horizontal(pl.col(list(EVENT_ROWS_SCHEMA)[2:]).is_not_null()))
         .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
     )

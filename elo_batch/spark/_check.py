@@ -36,6 +36,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
@@ -47,8 +48,7 @@ from elo_batch.spark import _arrow
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-KIND, PART, FILE, ROWS = "__kind", "__part", "__elo_batch_file", "__rows"
-#: Kinds of rows the check's map returns: checked rows, rejected rows, rows read per file (``__rows``),
+#: Kinds of rows the check's map returns: checked rows, rejected rows, rows read per file (``__unit_rows``),
 #: checked rows per period, and the event attributes of rows (``e`` columns, ``GamesInput.event_rows``).
 GOOD, BAD, READ, BY_PERIOD, EVENT = 0, 1, 2, 3, 6
 #: The event attributes of a row as the check's map returns them (``row_key`` is made from the row's
@@ -109,9 +109,9 @@ class _Checker:
             return
         context = TaskContext.get()
         part = context.partitionId() if context is not None else 0
-        files = frame.get_column(FILE)
+        files = frame.get_column(w.SPARK_FILE)
         files = pl.select(pl.when(files != "").then(files)).to_series() if files.dtype == pl.String else files
-        read_rows, _ = read_frame(FrameInput(frame.drop(FILE), self.source_name, "games"), trim=False)
+        read_rows, _ = read_frame(FrameInput(frame.drop(w.SPARK_FILE), self.source_name, "games"), trim=False)
         assert isinstance(read_rows, pl.DataFrame)
         table = read_rows.with_columns(files.cast(pl.String).alias(c.SOURCE_FILE)).with_columns(
             pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(c.SOURCE_FILE).alias(c.SOURCE_ROW)
@@ -144,27 +144,27 @@ def check_unit(
         given[0]
         .join(good_rows.select("row_key", c.SOURCE_FILE, c.SOURCE_ROW), on="row_key", how="left")
         .select(c.SOURCE_FILE, c.SOURCE_ROW, *[pl.col(name[1:]).alias(name) for name in EVENT_COLUMNS])
-        .with_columns(pl.lit(EVENT, pl.Int8).alias(KIND))
+        .with_columns(pl.lit(EVENT, pl.Int8).alias(w.MAP_KIND))
     ] if given else []  # fmt: skip
     base = part * PART_ROWS
     good_rows = good_rows.cast(canonical).with_columns(  # type: ignore[arg-type]
-        (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(KIND)
+        (pl.col("row_key") + base).alias("row_key"), pl.lit(GOOD, pl.Int8).alias(w.MAP_KIND)
     )
     bad_rows = bad_rows.with_columns(
-        pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(KIND)
+        pl.int_range(base, base + pl.len(), dtype=pl.Int64).alias("row_key"), pl.lit(BAD, pl.Int8).alias(w.MAP_KIND)
     )
-    read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(ROWS))
-    by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(ROWS))
+    read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(w.UNIT_ROWS))
+    by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(w.UNIT_ROWS))
     return pl.concat(
         [
             good_rows,
             bad_rows,
-            read.with_columns(pl.lit(READ, pl.Int8).alias(KIND)),
-            by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(KIND)),
+            read.with_columns(pl.lit(READ, pl.Int8).alias(w.MAP_KIND)),
+            by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(w.MAP_KIND)),
             *events,
         ],
         how="diagonal_relaxed",
-    ).with_columns(pl.lit(part, pl.Int32).alias(PART))
+    ).with_columns(pl.lit(part, pl.Int32).alias(w.PART))
 
 
 def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dict[str, pl.DataType]:
@@ -172,9 +172,9 @@ def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dic
     return {
         **canonical,
         **REJECTED_SCHEMA,
-        KIND: pl.Int8(),
-        PART: pl.Int32(),
-        ROWS: pl.Int64(),
+        w.MAP_KIND: pl.Int8(),
+        w.PART: pl.Int32(),
+        w.UNIT_ROWS: pl.Int64(),
         **EVENT_COLUMNS,
         **more,
     }
@@ -201,15 +201,17 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
     spark_output = _arrow.spark_schema(output_schema(canonical))
     checker = _Checker(where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical)
     file = F.lit(source_name) if source_name is not None else F.input_file_name()
-    source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(FILE))
+    source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(w.SPARK_FILE))
     checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
     # One job: the check runs (and is cached); the driver gets the rejected rows and the counts.
     side = _arrow.from_spark(
-        checked.where(F.col(KIND) != GOOD).select(KIND, PART, ROWS, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS)
+        checked.where(F.col(w.MAP_KIND) != GOOD).select(
+            w.MAP_KIND, w.PART, w.UNIT_ROWS, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS
+        )
     )
-    rows_read = int(side.filter(pl.col(KIND) == READ)[ROWS].sum())
+    rows_read = int(side.filter(pl.col(w.MAP_KIND) == READ)[w.UNIT_ROWS].sum())
     files = (InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header),)
-    good = checked.where(F.col(KIND) == GOOD).select(*canonical, PART)
+    good = checked.where(F.col(w.MAP_KIND) == GOOD).select(*canonical, w.PART)
     return finish(checked, good, side, canonical, frozenset(absent), files)
 
 
@@ -238,16 +240,16 @@ def finish(
     """
     from pyspark import StorageLevel
 
-    offsets = _offsets(side.filter(pl.col(KIND) == READ), by_path)
+    offsets = _offsets(side.filter(pl.col(w.MAP_KIND) == READ), by_path)
     bad = (
-        side.filter(pl.col(KIND) == BAD)
-        .join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
-        .with_columns(pl.col(c.SOURCE_ROW) + pl.col("__offset"))
-        .sort(pl.col("__base") + pl.col(c.SOURCE_ROW))
+        side.filter(pl.col(w.MAP_KIND) == BAD)
+        .join(offsets, on=[w.PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+        .with_columns(pl.col(c.SOURCE_ROW) + pl.col(w.OFFSET))
+        .sort(pl.col(w.BASE) + pl.col(c.SOURCE_ROW))
         .select(list(REJECTED_SCHEMA))
         .cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
     )
-    by_period = side.filter(pl.col(KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(ROWS).sum())
+    by_period = side.filter(pl.col(w.MAP_KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(w.UNIT_ROWS).sum())
     period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
     numbered = _numbered(good, offsets).select(*canonical)
     rows, reused, cached = numbered, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
@@ -265,13 +267,13 @@ def finish(
     rejected = bad
     if reused.height:
         rejected = pl.concat([bad, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
-    given = side.filter(pl.col(KIND) == EVENT)
+    given = side.filter(pl.col(w.MAP_KIND) == EVENT)
     event_rows = None
     if given.height:  # numbered as the rows are (see _numbered), in input order
         event_rows = (
-            given.join(offsets, on=[PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+            given.join(offsets, on=[w.PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
             .select(
-                (pl.col("__base") + pl.col(c.SOURCE_ROW) + pl.col("__offset")).alias("row_key"),
+                (pl.col(w.BASE) + pl.col(c.SOURCE_ROW) + pl.col(w.OFFSET)).alias("row_key"),
                 *[pl.col(name).alias(name[1:]) for name in EVENT_COLUMNS],
             )
             .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
@@ -286,17 +288,17 @@ def _offsets(read: pl.DataFrame, by_path: bool) -> pl.DataFrame:
     row's ``row_key`` from its ``source_row``: files in the order of their paths (``by_path``; rows
     without a file last), else in the order of the units, rows in their order in the file."""
     if by_path:
-        files = read.select(pl.col(c.SOURCE_FILE).unique().sort(nulls_last=True)).with_row_index("__rank")
+        files = read.select(pl.col(c.SOURCE_FILE).unique().sort(nulls_last=True)).with_row_index(w.RANK)
     else:
-        files = read.group_by(c.SOURCE_FILE).agg(pl.col(PART).min().alias("__rank"))
+        files = read.group_by(c.SOURCE_FILE).agg(pl.col(w.PART).min().alias(w.RANK))
     return (
-        read.sort(c.SOURCE_FILE, PART, nulls_last=True)
+        read.sort(c.SOURCE_FILE, w.PART, nulls_last=True)
         .join(files, on=c.SOURCE_FILE, how="left", nulls_equal=True, maintain_order="left")
         .select(
-            PART,
+            w.PART,
             c.SOURCE_FILE,
-            (pl.col(ROWS).cum_sum() - pl.col(ROWS)).over(c.SOURCE_FILE).alias("__offset"),
-            (pl.col("__rank").cast(pl.Int64) * PART_ROWS - 1).alias("__base"),
+            (pl.col(w.UNIT_ROWS).cum_sum() - pl.col(w.UNIT_ROWS)).over(c.SOURCE_FILE).alias(w.OFFSET),
+            (pl.col(w.RANK).cast(pl.Int64) * PART_ROWS - 1).alias(w.BASE),
         )
     )
 
@@ -307,23 +309,21 @@ def _numbered(good: DataFrame, offsets: pl.DataFrame) -> DataFrame:
     ``row_key`` from the file's place and the row's (see :func:`_offsets`)."""
     from pyspark.sql import functions as F
 
-    units = offsets.group_by(PART).len()
-    as_mapped = offsets.filter(pl.col("__offset") != 0).height == 0 and units.filter(pl.col("len") > 1).height == 0
-    if as_mapped and offsets.filter(pl.col("__base") != pl.col(PART).cast(pl.Int64) * PART_ROWS - 1).height == 0:
+    units = offsets.group_by(w.PART).len()
+    as_mapped = offsets.filter(pl.col(w.OFFSET) != 0).height == 0 and units.filter(pl.col("len") > 1).height == 0
+    if as_mapped and offsets.filter(pl.col(w.BASE) != pl.col(w.PART).cast(pl.Int64) * PART_ROWS - 1).height == 0:
         return good  # each file (or the frame) in one unit, in the order of the files: numbered as mapped
     spark = good.sparkSession
     shifts = spark.createDataFrame(_arrow.to_arrow(offsets, _offset_schema()))
-    on = (good[PART] == shifts[PART]) & good[c.SOURCE_FILE].eqNullSafe(shifts[c.SOURCE_FILE])
+    on = (good[w.PART] == shifts[w.PART]) & good[c.SOURCE_FILE].eqNullSafe(shifts[c.SOURCE_FILE])
     joined = good.join(F.broadcast(shifts), on, "left")
-    row = good[c.SOURCE_ROW] + shifts["__offset"]
-    numbered = {c.SOURCE_ROW: row.alias(c.SOURCE_ROW), "row_key": (shifts["__base"] + row).alias("row_key")}
+    row = good[c.SOURCE_ROW] + shifts[w.OFFSET]
+    numbered = {c.SOURCE_ROW: row.alias(c.SOURCE_ROW), "row_key": (shifts[w.BASE] + row).alias("row_key")}
     return joined.select(*[numbered.get(name, good[name]) for name in good.columns])
 
 
 def _offset_schema() -> pa.Schema:
-    return pa.schema(
-        [(PART, pa.int32()), (c.SOURCE_FILE, pa.string()), ("__offset", pa.int64()), ("__base", pa.int64())]
-    )
+    return pa.schema([(w.PART, pa.int32()), (c.SOURCE_FILE, pa.string()), (w.OFFSET, pa.int64()), (w.BASE, pa.int64())])
 
 
 def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFrame, pl.DataFrame]:
@@ -335,27 +335,27 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
         good.where(F.col(c.GAME_ID).isNotNull())
         .groupBy(c.GAME_ID)
         .agg(
-            F.count(F.lit(1)).alias("__n"),
-            F.countDistinct(F.struct(*_CONTENT)).alias("__variants"),
-            F.min("row_key").alias("__first"),
+            F.count(F.lit(1)).alias(w.GROUP_ROWS),
+            F.countDistinct(F.struct(*_CONTENT)).alias(w.VARIANTS),
+            F.min("row_key").alias(w.FIRST_COPY),
         )
-        .where(F.col("__n") > 1)
-        .select(c.GAME_ID, "__first", (F.col("__variants") > 1).alias("__conflict"))
+        .where(F.col(w.GROUP_ROWS) > 1)
+        .select(c.GAME_ID, w.FIRST_COPY, (F.col(w.VARIANTS) > 1).alias(w.CONFLICT))
     )
     found = _arrow.from_spark(
-        repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col("__conflict").cast("long")).alias("bad"))
+        repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col(w.CONFLICT).cast("long")).alias("bad"))
     ).row(0)
     if not found[0]:
         return good, pl.DataFrame(schema=REJECTED_SCHEMA)
     reused = pl.DataFrame(schema=REJECTED_SCHEMA)
     if found[1]:
-        conflicting = good.join(repeated.where("__conflict").select(c.GAME_ID), c.GAME_ID, "left_semi")
+        conflicting = good.join(repeated.where(w.CONFLICT).select(c.GAME_ID), c.GAME_ID, "left_semi")
         candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
         _, reused = compare_repeats(candidates)
     rows = (
         good.join(repeated, c.GAME_ID, "left")
-        .where(~F.coalesce(F.col("__conflict"), F.lit(False)))
-        .withColumn("duplicate", F.coalesce(F.col("row_key") != F.col("__first"), F.lit(False)))
+        .where(~F.coalesce(F.col(w.CONFLICT), F.lit(False)))
+        .withColumn("duplicate", F.coalesce(F.col("row_key") != F.col(w.FIRST_COPY), F.lit(False)))
         .select(*canonical)
     )
     return rows, reused
@@ -376,16 +376,16 @@ def _games_marked(rows: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[D
     same = [named[name].eqNullSafe(repeated[name]) for name in key]
     candidates = named.join(F.broadcast(repeated), same, "left_semi")
     flagged, refused = compare_games(_arrow.from_spark(candidates, canonical))
-    verdict = flagged.filter(pl.col("duplicate") | pl.col("__conflict")).select("row_key", "duplicate", "__conflict")
+    verdict = flagged.filter(pl.col("duplicate") | pl.col(w.CONFLICT)).select("row_key", "duplicate", w.CONFLICT)
     if not verdict.height:
         return rows, refused
     spark = rows.sparkSession
-    schema = pa.schema([("row_key", pa.int64()), ("__dup", pa.bool_()), ("__conflict", pa.bool_())])
-    marks = spark.createDataFrame(_arrow.to_arrow(verdict.rename({"duplicate": "__dup"}), schema))
+    schema = pa.schema([("row_key", pa.int64()), (w.MARKED, pa.bool_()), (w.CONFLICT, pa.bool_())])
+    marks = spark.createDataFrame(_arrow.to_arrow(verdict.rename({"duplicate": w.MARKED}), schema))
     joined = rows.join(F.broadcast(marks), "row_key", "left")
     return (
-        joined.where(~F.coalesce(F.col("__conflict"), F.lit(False)))
-        .withColumn("duplicate", F.col("duplicate") | F.coalesce(F.col("__dup"), F.lit(False)))
+        joined.where(~F.coalesce(F.col(w.CONFLICT), F.lit(False)))
+        .withColumn("duplicate", F.col("duplicate") | F.coalesce(F.col(w.MARKED), F.lit(False)))
         .select(*canonical)
     ), refused
 
@@ -401,10 +401,12 @@ def alike_rows(games: SparkGames, periods: tuple[str, ...]) -> Alike | None:
     if periods:
         rows = rows.where(F.col(c.PERIOD).isin(list(periods)))
     groups = rows.groupBy(c.SOURCE_FILE, *content).agg(
-        F.count(F.lit(1)).alias("__n"), F.min("row_key").alias("__first")
+        F.count(F.lit(1)).alias(w.GROUP_ROWS), F.min("row_key").alias(w.FIRST_COPY)
     )
     found = _arrow.from_spark(
-        groups.where(F.col("__n") > 1).agg(F.sum(F.col("__n") - 1).alias("extra"), F.min("__first").alias("first"))
+        groups.where(F.col(w.GROUP_ROWS) > 1).agg(
+            F.sum(F.col(w.GROUP_ROWS) - 1).alias("extra"), F.min(w.FIRST_COPY).alias("first")
+        )
     ).row(0)
     if not found[0]:
         return None

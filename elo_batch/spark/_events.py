@@ -20,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.choices import PeriodBy
 from elo_batch.engine import events as ev
 from elo_batch.inputs.readers import InputFile
@@ -27,9 +28,8 @@ from elo_batch.spark import _arrow
 from elo_batch.spark._check import SparkGames
 
 _GROUPS, _PICKED = 0, 1
-_KIND = "__kind"
-_GROUP_COLUMNS = {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), ev.MONTH: pl.String(), ev.ROWS: pl.Int64(),
-                  ev.FIRST: pl.Date(), ev.LAST: pl.Date()}  # fmt: skip
+_GROUP_COLUMNS = {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), w.MONTH: pl.String(), w.ROWS: pl.Int64(),
+                  w.FIRST_DATE: pl.Date(), w.LAST_DATE: pl.Date()}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -48,8 +48,8 @@ class _Grouper:
         groups, picked = pl.collect_all(list(ev.event_groups(rows.lazy(), self.plan)), engine="in-memory")
         both = pl.concat(
             [
-                groups.with_columns(pl.lit(_GROUPS, pl.Int8).alias(_KIND)),
-                picked.select(pl.all().name.prefix("r"), pl.lit(_PICKED, pl.Int8).alias(_KIND)),
+                groups.with_columns(pl.lit(_GROUPS, pl.Int8).alias(w.MAP_KIND)),
+                picked.select(pl.all().name.prefix("r"), pl.lit(_PICKED, pl.Int8).alias(w.MAP_KIND)),
             ],
             how="diagonal_relaxed",
         )
@@ -95,20 +95,20 @@ def settle(
     local = games.games
     canonical = dict(local.rows.schema)
     plan = ev.plan_events(table, local.event_rows, period_by)
-    schema = {**_GROUP_COLUMNS, **{"r" + name: dtype for name, dtype in canonical.items()}, _KIND: pl.Int8()}
+    schema = {**_GROUP_COLUMNS, **{"r" + name: dtype for name, dtype in canonical.items()}, w.MAP_KIND: pl.Int8()}
     output = _arrow.spark_schema(schema)
     mapped = games.rows.mapInArrow(_Grouper(plan, canonical, _arrow.arrow_schema(output)), output)
-    keys = [_KIND, c.EVENT_ID, c.PERIOD, ev.MONTH, "rrow_key"]
+    keys = [w.MAP_KIND, c.EVENT_ID, c.PERIOD, w.MONTH, "rrow_key"]
     reduced = mapped.groupBy(*keys).agg(
-        F.sum(ev.ROWS).alias(ev.ROWS), F.min(ev.FIRST).alias(ev.FIRST), F.max(ev.LAST).alias(ev.LAST),
+        F.sum(w.ROWS).alias(w.ROWS), F.min(w.FIRST_DATE).alias(w.FIRST_DATE), F.max(w.LAST_DATE).alias(w.LAST_DATE),
         *[F.first("r" + name).alias("r" + name) for name in canonical if name != "row_key"],
     )  # fmt: skip
     both = _arrow.from_spark(reduced)
-    groups = both.filter(pl.col(_KIND) == _GROUPS).select(
+    groups = both.filter(pl.col(w.MAP_KIND) == _GROUPS).select(
         pl.col(name).cast(dtype) for name, dtype in _GROUP_COLUMNS.items()
     )
     picked = (
-        both.filter(pl.col(_KIND) == _PICKED)
+        both.filter(pl.col(w.MAP_KIND) == _PICKED)
         .select(pl.col("r" + name).cast(canonical[name]).alias(name) for name in ev.MATCH_ROWS)
         .sort("row_key")
     )
@@ -120,7 +120,7 @@ def settle(
         placer = _Placer(shipped, bool(by_event), canonical, _arrow.arrow_schema(games.rows.schema))
         rows = games.rows.mapInArrow(placer, games.rows.schema).persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(rows)
-    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(ev.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
+    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(w.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
     rejected = local.rejected
     if refused.height:
         rejected = pl.concat([rejected, refused.drop("row_key")]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)

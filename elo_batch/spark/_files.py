@@ -23,6 +23,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, REJECTED_SCHEMA
@@ -32,9 +33,6 @@ from elo_batch.spark import _arrow
 from elo_batch.spark._check import (
     EVENT_COLUMNS,
     GOOD,
-    KIND,
-    PART,
-    ROWS,
     SparkGames,
     check_unit,
     finish,
@@ -46,7 +44,6 @@ if TYPE_CHECKING:
 
 #: Kinds of the file check's own rows: what was read of a file, or the error that stopped it.
 INFO, ERROR = 4, 5
-BLOB = "__blob"
 _IDS = (c.WHITE_ID, c.BLACK_ID, c.GAME_ID)
 #: The checked rows as they travel: ids as text until every file is known.
 _TEXT_IDS: dict[str, pl.DataType] = {**CANONICAL_SCHEMA, **dict.fromkeys(_IDS, pl.String())}
@@ -99,8 +96,8 @@ class _FileChecker:
 
 def _blob(number: int, kind: int, value: object) -> pl.DataFrame:
     return pl.DataFrame(
-        {KIND: [kind], PART: [number], BLOB: [pickle.dumps(value)]},
-        schema={KIND: pl.Int8, PART: pl.Int32, BLOB: pl.Binary},
+        {w.MAP_KIND: [kind], w.PART: [number], w.BLOB: [pickle.dumps(value)]},
+        schema={w.MAP_KIND: pl.Int8, w.PART: pl.Int32, w.BLOB: pl.Binary},
     )
 
 
@@ -114,22 +111,24 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    spark_output = _arrow.spark_schema(output_schema(_TEXT_IDS, **{BLOB: pl.Binary()}))
+    spark_output = _arrow.spark_schema(output_schema(_TEXT_IDS, **{w.BLOB: pl.Binary()}))
     checker = _FileChecker(tuple(paths), encoding, fractional, _arrow.arrow_schema(spark_output))
     numbers = spark.range(0, len(paths), 1, max(1, len(paths)))
     checked = numbers.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
     side = _arrow.from_spark(
-        checked.where(F.col(KIND) != GOOD).select(KIND, PART, ROWS, BLOB, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS)
+        checked.where(F.col(w.MAP_KIND) != GOOD).select(
+            w.MAP_KIND, w.PART, w.UNIT_ROWS, w.BLOB, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS
+        )
     )
-    errors = side.filter(pl.col(KIND) == ERROR).sort(PART)
+    errors = side.filter(pl.col(w.MAP_KIND) == ERROR).sort(w.PART)
     if errors.height:
         checked.unpersist()
-        kind, state, args = pickle.loads(errors[BLOB][0])
+        kind, state, args = pickle.loads(errors[w.BLOB][0])
         error = kind.__new__(kind)
         error.__dict__.update(state)
         error.args = args
         raise error
-    reads: list[_Read] = [pickle.loads(blob) for blob in side.filter(pl.col(KIND) == INFO).sort(PART)[BLOB]]
+    reads: list[_Read] = [pickle.loads(blob) for blob in side.filter(pl.col(w.MAP_KIND) == INFO).sort(w.PART)[w.BLOB]]
     if len(reads) != len(paths):
         raise InternalError(f"{len(reads)} of {len(paths)} game files were checked", hint="please report it.")
     # as load_games: integer ids only when every file has them; game_ids likewise, among the files with them
@@ -142,6 +141,8 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
         c.GAME_ID: pl.Int64() if integer_games else pl.String(),
     }
     typed = [F.col(name).cast("bigint") if canonical[name] != _TEXT_IDS[name] else F.col(name) for name in _TEXT_IDS]
-    good: DataFrame = checked.where(F.col(KIND) == GOOD).select(*typed, PART)
+    good: DataFrame = checked.where(F.col(w.MAP_KIND) == GOOD).select(*typed, w.PART)
     absent = frozenset.intersection(*(read.missing for read in reads)) if reads else frozenset()
-    return finish(checked, good, side.drop(BLOB), canonical, absent, tuple(read.info for read in reads), by_path=False)
+    return finish(
+        checked, good, side.drop(w.BLOB), canonical, absent, tuple(read.info for read in reads), by_path=False
+    )

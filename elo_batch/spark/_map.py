@@ -28,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import eventrows, prepass, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
@@ -42,7 +43,6 @@ from elo_batch.spark import _arrow
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-KIND, ORDER = "__kind", "__order"
 SUMS, PENDING, BY_GAME, META, FLOAT, CODES, NOTE = range(7)
 META_COLUMNS = ("m_rows", "m_two_sided", "m_rated_rows", "m_waived")
 _FLOAT_PLACE = ("f_block", "f_side", "f_row_key")
@@ -143,32 +143,32 @@ class Mapper:
         chunk = Chunk(0, ctx.table(rows))
         sides = rate_chunk(chunk, ctx.shipped.series("list_rating"), rules)
         partial = sums_kernel.partial_sums(chunk, sides, rules, ctx.players)
-        index = np.flatnonzero(partial.exact[s.N])
-        sums: dict[str, np.ndarray] = {"s" + s.IDX: index}
+        index = np.flatnonzero(partial.exact[w.N])
+        sums: dict[str, np.ndarray] = {"s" + w.IDX: index}
         sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
         table = chunk.rows
         by_code, waived = rule_counts(table, sides)
         frames = [
-            pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(KIND)),
-            partial.pending.select(pl.all().name.prefix("p"), pl.lit(PENDING, pl.Int8).alias(KIND)),
+            pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(w.MAP_KIND)),
+            partial.pending.select(pl.all().name.prefix("p"), pl.lit(PENDING, pl.Int8).alias(w.MAP_KIND)),
             pl.DataFrame(
                 {
                     "m_rows": [table.height],
                     "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
                     "m_rated_rows": [partial.rated_rows],
                     "m_waived": [waived],
-                    KIND: pl.Series([META], dtype=pl.Int8),
+                    w.MAP_KIND: pl.Series([META], dtype=pl.Int8),
                 }
             ),
             pl.DataFrame(
                 {"c_code": list(by_code), "c_count": list(by_code.values())},
                 schema={"c_code": pl.Int64, "c_count": pl.Int64},
-            ).with_columns(pl.lit(CODES, pl.Int8).alias(KIND)),
+            ).with_columns(pl.lit(CODES, pl.Int8).alias(w.MAP_KIND)),
         ]
         if partial.floats is not None:
             frames.append(_float_terms(partial.floats, table, ctx.shipped.series("boundaries")))
         if partial.by_game is not None:
-            frames.append(partial.by_game.select(pl.all().name.prefix("g"), pl.lit(BY_GAME, pl.Int8).alias(KIND)))
+            frames.append(partial.by_game.select(pl.all().name.prefix("g"), pl.lit(BY_GAME, pl.Int8).alias(w.MAP_KIND)))
         unstarted = ctx.events()
         if unstarted is not None and unstarted.unstarted is not None and unstarted.unstarted.height:
             noted = table.filter(pl.col(c.EVENT_ID).is_in(unstarted.unstarted[c.EVENT_ID].implode()))
@@ -179,7 +179,7 @@ class Mapper:
                         pl.col(name).alias("n" + name)
                         for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)
                     ),
-                    pl.lit(NOTE, pl.Int8).alias(KIND),
+                    pl.lit(NOTE, pl.Int8).alias(w.MAP_KIND),
                 )
             )
         yield from _arrow.to_batches(pl.concat(frames, how="diagonal_relaxed"), self.output)
@@ -195,10 +195,10 @@ def _float_terms(floats: sums_kernel.FloatTerms, table: pl.DataFrame, boundaries
     for side in (0, 1):
         values = {"f" + name: terms[side] for name, terms in floats.values.items()}
         part = pl.DataFrame(
-            {"f" + s.IDX: floats.index[side].astype(np.int64), "f_block": block, "f_row_key": keys, **values}
+            {"f" + w.IDX: floats.index[side].astype(np.int64), "f_block": block, "f_row_key": keys, **values}
         ).with_columns(pl.lit(side, pl.Int8).alias("f_side"))
         parts.append(part.filter(pl.any_horizontal(pl.col(list(values)) != 0)))
-    return pl.concat(parts).with_columns(pl.lit(FLOAT, pl.Int8).alias(KIND))
+    return pl.concat(parts).with_columns(pl.lit(FLOAT, pl.Int8).alias(w.MAP_KIND))
 
 
 def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
@@ -206,16 +206,16 @@ def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
     dev = pl.Float64() if rules.expected == "formula" else pl.Int64()
     return {
-        KIND: pl.Int8(),
-        "s" + s.IDX: pl.Int64(),
+        w.MAP_KIND: pl.Int8(),
+        "s" + w.IDX: pl.Int64(),
         **{"s" + name: pl.Int64() for name in exact},
         **{"p" + name: dtype for name, dtype in sums_kernel.pending_schema(rules).items()},
-        **({"g" + s.IDX: pl.Int64(), "g" + s.DEV: dev, "g" + s.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
+        **({"g" + w.IDX: pl.Int64(), "g" + w.DEV: dev, "g" + w.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
         **dict.fromkeys(META_COLUMNS, pl.Int64()),
         "c_code": pl.Int64(),
         "c_count": pl.Int64(),
         **(
-            {"f" + s.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
+            {"f" + w.IDX: pl.Int64(), "f_block": pl.Int64(), "f_side": pl.Int8(), "f_row_key": pl.Int64()}
             if floating
             else {}
         ),
@@ -243,41 +243,43 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     from pyspark.sql import functions as F
 
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
-    game = ["g" + s.IDX, "g" + s.DEV] if rules.rounding == "game" else []
-    keys = [KIND, "s" + s.IDX, "p" + s.KEY, *game, "c_code", "n_row_key", *(["f" + s.IDX] if floating else [])]
-    added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + s.COUNT] if game else [])
-    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != s.KEY] + [
+    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounding == "game" else []
+    keys = [w.MAP_KIND, "s" + w.IDX, "p" + w.KEY, *game, "c_code", "n_row_key", *(["f" + w.IDX] if floating else [])]
+    added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + w.COUNT] if game else [])
+    carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != w.KEY] + [
         n for n in _NOTE if n != "n_row_key"
     ]
     terms = F.struct(*_FLOAT_PLACE, *["f" + n for n in floating])
-    ordered = [F.array_sort(F.collect_list(F.when(F.col(KIND) == FLOAT, terms))).alias("__terms")] if floating else []
+    ordered = (
+        [F.array_sort(F.collect_list(F.when(F.col(w.MAP_KIND) == FLOAT, terms))).alias(w.TERMS)] if floating else []
+    )
     whole = mapped.groupBy(*keys).agg(
         *[F.sum(name).alias(name) for name in added], *[F.first(name).alias(name) for name in carried], *ordered
     )
     if floating:  # each player's terms added one after the other, in the engine's order (IEEE doubles)
         whole = whole.select(
-            *[name for name in whole.columns if name != "__terms"],
-            *[F.aggregate("__terms", F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
+            *[name for name in whole.columns if name != w.TERMS],
+            *[F.aggregate(w.TERMS, F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
         )
     reduced = _arrow.from_spark(whole)
     exact_totals = {name: _dense(reduced, SUMS, "s", name, players, np.int64) for name in exact}
     float_totals = {name: pl.Series(name, _dense(reduced, FLOAT, "f", name, players, np.float64)) for name in floating}
-    pending = reduced.filter(pl.col(KIND) == PENDING).select(
+    pending = reduced.filter(pl.col(w.MAP_KIND) == PENDING).select(
         pl.col("p" + name).cast(dtype).alias(name) for name, dtype in sums_kernel.pending_schema(rules).items()
     )
     by_game = [
-        reduced.filter(pl.col(KIND) == BY_GAME).select(
-            pl.col("g" + s.IDX).cast(s.INDEX_TYPE).alias(s.IDX),
-            pl.col("g" + s.DEV).alias(s.DEV),
-            pl.col("g" + s.COUNT).cast(pl.UInt32).alias(s.COUNT),
+        reduced.filter(pl.col(w.MAP_KIND) == BY_GAME).select(
+            pl.col("g" + w.IDX).cast(s.INDEX_TYPE).alias(w.IDX),
+            pl.col("g" + w.DEV).alias(w.DEV),
+            pl.col("g" + w.COUNT).cast(pl.UInt32).alias(w.COUNT),
         )
     ] if game else []  # fmt: skip
-    meta = reduced.filter(pl.col(KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
+    meta = reduced.filter(pl.col(w.MAP_KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
     rows, two_sided, rated_rows, waived = (int(v) for v in meta.row(0)) if meta.height else (0, 0, 0, 0)
-    codes = reduced.filter(pl.col(KIND) == CODES)
+    codes = reduced.filter(pl.col(w.MAP_KIND) == CODES)
     by_code = {int(code): int(count) for code, count in codes.select("c_code", "c_count").iter_rows()}
     noted = (
-        reduced.filter(pl.col(KIND) == NOTE)
+        reduced.filter(pl.col(w.MAP_KIND) == NOTE)
         .sort("n_row_key")
         .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
     )
@@ -292,9 +294,9 @@ def _adder(name: str) -> Callable[[Column, Column], Column]:
 
 def _dense(reduced: pl.DataFrame, kind: int, prefix: str, name: str, players: int, dtype: type) -> np.ndarray:
     """A sum of the reduce by dense player index (0 for players without one)."""
-    rows = reduced.filter(pl.col(KIND) == kind)
+    rows = reduced.filter(pl.col(w.MAP_KIND) == kind)
     dense: np.ndarray = np.zeros(players, dtype)
-    dense[rows[prefix + s.IDX].to_numpy()] = rows[prefix + name].to_numpy()
+    dense[rows[prefix + w.IDX].to_numpy()] = rows[prefix + name].to_numpy()
     return dense
 
 
@@ -331,11 +333,11 @@ def audit_of(rows: pl.DataFrame, ctx: Context) -> pl.DataFrame:
     ).collect()  # fmt: skip
     key = 2 * pl.col(s.ROW_KEY)
     order = (
-        table.select(pl.concat_list(key, pl.when(~pl.col(s.ONE_SIDED)).then(key + 1)).alias(ORDER))
-        .explode(ORDER)
+        table.select(pl.concat_list(key, pl.when(~pl.col(s.ONE_SIDED)).then(key + 1)).alias(w.ORDER))
+        .explode(w.ORDER)
         .drop_nulls()
     )
-    return audited.with_columns(order[ORDER])
+    return audited.with_columns(order[w.ORDER])
 
 
 def frames_of(events: eventrows.PeriodEvents | None) -> Mapping[str, pl.DataFrame | pl.Series | None]:

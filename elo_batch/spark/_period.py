@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.config import RunConfig
 from elo_batch.engine import eventrows, listchanges, sums
 from elo_batch.engine import period as local_period
@@ -100,7 +101,7 @@ def rate_period(
     rows = games.rows.where(games.rows[c.PERIOD] == period)
     players = _prepass.period_players(rows)
     rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
-    playing = players["__p"].cast(pl.String)
+    playing = players[w.SIDE_PLAYER].cast(pl.String)
     rating_list, seed_notes = listchanges.seed_players(rating_list, playing, rules)
     prepared = _prepass.prepare(
         players,
@@ -197,10 +198,6 @@ def _audit(
     )  # fmt: skip
     schema = _map.audit_of(pl.DataFrame(schema=context.canonical), auditing).schema
     output = _arrow.spark_schema(schema)
-    spark = (
-        rows.mapInArrow(_map.Auditor(auditing, _arrow.arrow_schema(output)), output)
-        .orderBy(_map.ORDER)
-        .drop(_map.ORDER)
-    )
-    local_schema = {name: dtype for name, dtype in schema.items() if name != _map.ORDER}
+    spark = rows.mapInArrow(_map.Auditor(auditing, _arrow.arrow_schema(output)), output).orderBy(w.ORDER).drop(w.ORDER)
+    local_schema = {name: dtype for name, dtype in schema.items() if name != w.ORDER}
     return _Audit(spark, _arrow.streamed(spark, local_schema))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch import working as w
 from elo_batch.engine import eventrows, prepass, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.spark import _arrow
@@ -66,9 +67,9 @@ def prepare(
     listed = prepass.in_id_order(listed)
     id_type = listed[c.PLAYER_ID].dtype
     unlisted = (
-        players.select(pl.col("__p").cast(id_type).alias(c.PLAYER_ID), "__any")
+        players.select(pl.col(w.SIDE_PLAYER).cast(id_type).alias(c.PLAYER_ID), w.ANY_SIDE)
         .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti")
-        .sort("__any")
+        .sort(w.ANY_SIDE)
         .get_column(c.PLAYER_ID)
     )
     ids = pl.concat([listed[c.PLAYER_ID], unlisted])
@@ -93,28 +94,28 @@ def period_players(rows: DataFrame) -> pl.DataFrame:
     def side(ids: str, ratings: str, number: int) -> DataFrame:
         return rows.select(
             c.DATE,
-            (2 * F.col("row_key") + number).alias("__key"),
-            F.col(ids).alias("__p"),
-            F.col(ratings).alias("__ro"),
-            (F.lit(number == 0) | ~F.col("one_sided")).alias("__makes"),
+            (2 * F.col("row_key") + number).alias(w.KEY),
+            F.col(ids).alias(w.SIDE_PLAYER),
+            F.col(ratings).alias(w.RO_GAME),
+            (F.lit(number == 0) | ~F.col("one_sided")).alias(w.MAKES_PLAYER),
         )
 
     sides = side(c.WHITE_ID, c.WHITE_RATING, 0).unionByName(
-        side(c.BLACK_ID, c.BLACK_RATING, 1).where(F.col("__p").isNotNull())
+        side(c.BLACK_ID, c.BLACK_RATING, 1).where(F.col(w.SIDE_PLAYER).isNotNull())
     )
-    makes = F.col("__makes")
+    makes = F.col(w.MAKES_PLAYER)
     key = F.when(
-        makes, F.struct(F.col(c.DATE).isNull().alias("late"), F.col(c.DATE).alias("date"), F.col("__key").alias("key"))
+        makes, F.struct(F.col(c.DATE).isNull().alias("late"), F.col(c.DATE).alias("date"), F.col(w.KEY).alias("key"))
     )
-    rated = F.when(F.col("__ro").isNotNull(), key)
-    ro = F.when(makes, F.col("__ro"))
-    found = sides.groupBy("__p").agg(
-        F.min("__key").alias("__any"), F.min(key).alias("k0"), F.min_by("__ro", key).alias("ro0"),
-        F.min(rated).alias("k1"), F.min_by("__ro", rated).alias("ro1"), F.countDistinct(ro).alias("nd"),
+    rated = F.when(F.col(w.RO_GAME).isNotNull(), key)
+    ro = F.when(makes, F.col(w.RO_GAME))
+    found = sides.groupBy(w.SIDE_PLAYER).agg(
+        F.min(w.KEY).alias(w.ANY_SIDE), F.min(key).alias("k0"), F.min_by(w.RO_GAME, key).alias("ro0"),
+        F.min(rated).alias("k1"), F.min_by(w.RO_GAME, rated).alias("ro1"), F.countDistinct(ro).alias("nd"),
         F.max(ro).alias("hi"), F.min(ro).alias("lo"),
     )  # fmt: skip
     keys = [F.col(f"{k}.{field}").alias(f"{k}_{field}") for k in ("k0", "k1") for field in ("date", "key")]
-    return _arrow.from_spark(found.select("__p", "__any", *keys, "ro0", "ro1", "nd", "hi", "lo"))
+    return _arrow.from_spark(found.select(w.SIDE_PLAYER, w.ANY_SIDE, *keys, "ro0", "ro1", "nd", "hi", "lo"))
 
 
 def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
@@ -123,14 +124,14 @@ def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
     the first side, the first side with a rating, and, for a player with two ratings, one other rating."""
     players = players.filter(pl.col("k0_key").is_not_null())  # a one-sided row's opponent alone makes no player
     first = players.select(
-        "__p", pl.col("k0_date").alias("date"), pl.col("k0_key").alias("key"), pl.col("ro0").alias("__ro")
+        w.SIDE_PLAYER, pl.col("k0_date").alias("date"), pl.col("k0_key").alias("key"), pl.col("ro0").alias(w.RO_GAME)
     )
     first_rated = players.filter(pl.col("ro1").is_not_null()).select(
-        "__p", pl.col("k1_date").alias("date"), pl.col("k1_key").alias("key"), pl.col("ro1").alias("__ro")
+        w.SIDE_PLAYER, pl.col("k1_date").alias("date"), pl.col("k1_key").alias("key"), pl.col("ro1").alias(w.RO_GAME)
     )
     other = players.filter(pl.col("nd") > 1).select(
-        "__p", pl.lit(None, pl.Date).alias("date"), pl.lit(_LAST, pl.Int64).alias("key"),
-        pl.when(pl.col("hi") != pl.col("ro1")).then("hi").otherwise("lo").alias("__ro"),
+        w.SIDE_PLAYER, pl.lit(None, pl.Date).alias("date"), pl.lit(_LAST, pl.Int64).alias("key"),
+        pl.when(pl.col("hi") != pl.col("ro1")).then("hi").otherwise("lo").alias(w.RO_GAME),
     )  # fmt: skip
     return (
         pl.concat([first, first_rated, other], how="vertical_relaxed")
@@ -138,9 +139,9 @@ def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
             pl.col("date").cast(pl.Date).alias(c.DATE),
             pl.col("key").cast(pl.Int64).alias(s.ROW_KEY),
             pl.lit(True).alias(s.ONE_SIDED),
-            pl.col("__p").cast(id_type).alias(c.WHITE_ID),
+            pl.col(w.SIDE_PLAYER).cast(id_type).alias(c.WHITE_ID),
             pl.lit(None, id_type).alias(c.BLACK_ID),
-            pl.col("__ro").cast(pl.Float64).alias(c.WHITE_RATING),
+            pl.col(w.RO_GAME).cast(pl.Float64).alias(c.WHITE_RATING),
             pl.lit(None, pl.Float64).alias(c.BLACK_RATING),
         )
         .lazy()
@@ -177,17 +178,17 @@ def block_starts(rows: DataFrame, count: int, block: int) -> pl.Series:
     from pyspark.sql import functions as F
 
     bucket = F.shiftright(F.col("row_key"), _BUCKET_BITS)
-    histogram = _arrow.from_spark(rows.groupBy(bucket.alias("__b")).count()).sort("__b")
+    histogram = _arrow.from_spark(rows.groupBy(bucket.alias(w.BUCKET)).count()).sort(w.BUCKET)
     ends = histogram["count"].cum_sum()
     positions = pl.Series(range(block, count, block), dtype=pl.Int64)
     at = ends.search_sorted(positions, side="right")
-    wanted = histogram["__b"].gather(at).unique().to_list()
-    keys = _arrow.from_spark(rows.where(bucket.isin(wanted)).select("row_key", bucket.alias("__b")))
+    wanted = histogram[w.BUCKET].gather(at).unique().to_list()
+    keys = _arrow.from_spark(rows.where(bucket.isin(wanted)).select("row_key", bucket.alias(w.BUCKET)))
     by_bucket = {
-        int(b): part.get_column("row_key").sort() for (b,), part in keys.partition_by("__b", as_dict=True).items()
+        int(b): part.get_column("row_key").sort() for (b,), part in keys.partition_by(w.BUCKET, as_dict=True).items()
     }
     starts = []
     for position, where in zip(positions, at, strict=True):
         before = int(ends[where]) - int(histogram["count"][where])
-        starts.append(int(by_bucket[int(histogram["__b"][where])][position - before]))
+        starts.append(int(by_bucket[int(histogram[w.BUCKET][where])][position - before]))
     return pl.Series("row_key", starts, pl.Int64)
