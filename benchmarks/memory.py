@@ -18,7 +18,8 @@ reused), runs ``elo-batch`` in its own process and reads that process's peak res
   and the same games without it. ``elo-batch run`` on each. Target: the ignored column costs no memory
   (the two peaks within 10 % or 50 MB of each other).
 - ``csv``: ``--csv-rows`` games as CSV with the columns a federation's export has (names quoted, event,
-  site, ratings), rated against a CSV list. Target: the peak under 5x the two files' size.
+  site, ratings), rated against a CSV list. Target (issue 20): the peak under 5x the two files' size
+  plus 0.3 GB (the process, polars and the list's own tables).
 
 The wide and csv cases run ``--runs`` times (default 3) and report the median peak and the range:
 one run's peak varies by some 10 % with the allocator's timing and the machine's load. Inputs are built
@@ -344,8 +345,8 @@ def case_csv(args: argparse.Namespace) -> list[dict[str, object]]:
             "peak_gb": round(peak, 3),
             "peak_range_gb": [round(spread[0], 3), round(spread[1], 3)],
             "ratio": round(peak / size, 2),
-            "target": "under 5x the CSV files' size",
-            "met": status == 0 and peak < 5 * size,
+            "target": "under 5x the CSV files' size plus 0.3 GB",
+            "met": status == 0 and peak < 5 * size + 0.3,
             "message": "" if status == 0 else stderr.strip(),
         }
     ]
