@@ -166,7 +166,7 @@ def test_a_fault_of_elo_batch_is_exit_70_with_a_hint_and_no_traceback(cli, tmp_p
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr("elo_batch.runner.rate_periods", broken)
+    monkeypatch.setattr("elo_batch.engine.period.rate_periods", broken)
 
     result = _invoke(cli, "run", games, "--period", "2025-11", "--out", tmp_path / "out")
 
