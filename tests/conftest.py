@@ -1,4 +1,5 @@
-"""Shared test helpers: run the CLI in-process and read a period's outputs."""
+"""Shared test helpers: run the CLI in-process and read a period's outputs; the engines to rate with
+(``engine``: local and Spark, through the public API) and the one local Spark session (``spark``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from elo_batch.cli.app import app
+from tests import engines
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -34,6 +36,31 @@ class Cli:
 @pytest.fixture
 def cli(tmp_path: Path) -> Cli:
     return Cli(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """The local Spark session of the whole test run (:func:`tests.engines.spark_session`). Without
+    pyspark or Java: the test skips with the reason, except under ``CI=true``, where it fails."""
+    if engines.MISSING is not None:
+        if not engines.IN_CI:
+            pytest.skip(f"Spark tests skipped: {engines.MISSING}")
+        pytest.fail(f"CI runs the Spark tests, but {engines.MISSING}")
+    yield from engines.spark_session()
+
+
+@pytest.fixture(params=["local", pytest.param("spark", marks=pytest.mark.slow)])
+def engine(request: pytest.FixtureRequest) -> engines.Engine:
+    """Each engine in turn, as a callable ``engine(games, periods=..., ratings=..., **options)`` giving
+    one :class:`tests.engines.Rated` per period: the local engine, then the Spark engine (``slow``; its
+    group-bys and sorts into one shuffle partition for the test, the rows still in two partitions:
+    jobs of a few rows take half the time)."""
+    if request.param == "local":
+        return engines.Local()
+    spark = request.getfixturevalue("spark")
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    request.addfinalizer(lambda: spark.conf.set("spark.sql.shuffle.partitions", "2"))
+    return engines.OnSpark(spark)
 
 
 def read_table(out: Path, table: str, period: str) -> pl.DataFrame:

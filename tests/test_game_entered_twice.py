@@ -150,9 +150,10 @@ def test_board_is_read_from_parquet_as_text(tmp_path: Path) -> None:
     assert players(result)["A"] == (14, 2)
 
 
+@pytest.mark.slow
 def test_engine_spark_judges_games_entered_twice_as_the_local_engine(cli, tmp_path: Path) -> None:
     """``--engine spark`` (the runner's engine): the same list, audit and rejected rows, the same warning."""
-    from tests.test_spark import MISSING
+    from tests.engines import MISSING
 
     if MISSING is not None:
         pytest.skip(f"Spark tests skipped: {MISSING}")

@@ -22,7 +22,7 @@ import pytest
 import elo_batch
 from elo_batch.errors import EloBatchError, InputDataError, StrictRejectError
 from tests.conftest import read_table, write_csv
-from tests.test_spark import MISSING as SPARK_MISSING
+from tests.engines import MISSING as SPARK_MISSING
 
 LIST = "player_id,rating,k\n100,2000,20\n200,1900,20\n300,2100,20\n"
 GAMES = """
@@ -422,6 +422,7 @@ def spark():
     return session
 
 
+@pytest.mark.slow
 @needs_spark
 @pytest.mark.parametrize("rated", [True, False], ids=["with-game-ratings", "without"])
 def test_engine_spark_applies_the_guard(cli, spark, tmp_path, rated: bool) -> None:
@@ -435,6 +436,7 @@ def test_engine_spark_applies_the_guard(cli, spark, tmp_path, rated: bool) -> No
     assert out.exists() is rated
 
 
+@pytest.mark.slow
 @needs_spark
 def test_spark_api_without_ratings_raises_unless_none_is_passed(spark, games) -> None:
     from elo_batch import spark as engine

@@ -49,6 +49,7 @@ def _list(path: Path, players: list[str]) -> Path:
 # --- item 6: a wide header over short rows ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_wide_header_over_short_rows_is_read_in_linear_time(tmp_path) -> None:
     extra = ",".join(f"x{i}" for i in range(10_000))
     rows = "".join(f"a{i},b{i},1-0,2025-11-03\n" for i in range(200))
@@ -78,6 +79,7 @@ def test_a_wide_header_over_short_rows_is_read_in_linear_time(tmp_path) -> None:
 LONG = "x" * 3_500
 
 
+@pytest.mark.slow
 def test_a_long_event_id_on_every_row_is_rejected_within_bounded_memory(tmp_path) -> None:
     """500k rows of one 3,500-character event_id (a Parquet file of 40 KB) took 4.9 GB of address space
     (2.7 GB resident): each row's text was copied per check and per side. The rows are rejected now,
@@ -147,6 +149,7 @@ def _games_csv(path: Path, rows: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """The reading and checking of a games CSV (the part of a run that grows with the file): its peak
     resident memory, in a process of its own with the allocator as the command line sets it."""
@@ -169,6 +172,7 @@ def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_pat
     assert int(done.stdout) <= 5 * size + 0.3e9, (int(done.stdout) / 1e6, size / 1e6)
 
 
+@pytest.mark.slow
 def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """A whole run (read, rate, write every table) over the narrowest CSV a federation exports (short
     ids, 47 bytes a game: the most rows per byte): its peak resident memory, in a process of its own.
@@ -199,6 +203,7 @@ def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(
     assert peak <= 5 * size + 0.3e9, (peak / 1e6, size / 1e6)
 
 
+@pytest.mark.slow
 def test_a_wide_header_over_short_rows_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """10,000 names no one uses over 20 rows of 4 fields (a 59 KB file): the cells' checks run a batch
     of columns per query, since one query over every column held 230 MB in its plan (435-475 MB)."""

@@ -173,6 +173,7 @@ def _cuts(data: st.DataObject, rows: int) -> list[tuple[int, int]]:
     return list(itertools.pairwise(bounds)) or [(0, 0)]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(periods(), st.data())
 def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:

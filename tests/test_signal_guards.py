@@ -173,12 +173,14 @@ def _signalled_runs(tmp_path: Path, outputs, signum: int, runs: int, seed: int) 
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outputs", ["delta"], indirect=True)
 def test_sigterms_at_random_moments_of_delta_runs_are_never_lost(tmp_path, outputs) -> None:
     seen = _signalled_runs(tmp_path, outputs, signal.SIGTERM, runs=20, seed=20)
     assert any(code == 143 for _, code in seen), seen  # the signals did land while the runs worked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outputs", ["parquet"], indirect=True)
 def test_ctrl_c_at_random_moments_prints_no_traceback_or_panic(tmp_path, outputs) -> None:
     seen = _signalled_runs(tmp_path, outputs, signal.SIGINT, runs=12, seed=48)

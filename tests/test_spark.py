@@ -1,17 +1,17 @@
-"""The Spark engine (local mode) gives what the local engine gives: every golden case, the US Championship,
-rejected and repeated rows across partitions, files Spark splits, a range of periods, the CLI.
+"""The Spark engine (local mode) gives what the local engine gives: the US Championship, rejected and
+repeated rows across partitions, files Spark splits, a range of periods, the CLI. (Every golden case runs
+on both engines in tests/test_golden.py, through the ``engine`` fixture.)
 
 Needs pyspark (``pip install 'elo-batch[spark]'``) and Java 17+: skipped with the reason when either is
 missing, except in CI (``CI=true``), where a missing one fails the tests instead. One Spark session,
-``local[2]``, for the whole test run (Spark starts in about 5 s).
+``local[2]``, for the whole test run (the ``spark`` fixture of conftest.py; Spark starts in about 5 s).
+Every test here is ``slow``.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,111 +22,14 @@ import pytest
 
 import elo_batch
 from tests.conftest import ROOT, TESTS
+from tests.engines import IN_CI, MISSING, assert_same, spark_frame
 
-CASES = sorted(p for p in (TESTS / "golden").iterdir() if p.is_dir())
 SAMPLE = ROOT / "sample_data"
 
-
-def _missing() -> str | None:
-    for name in ("pyspark", "pandas"):
-        if importlib.util.find_spec(name) is None:
-            return f"{name} is not installed (pip install 'elo-batch[spark]')"
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "Java is not installed (Spark needs Java 17 or newer)"
-    return None
-
-
-MISSING = _missing()
-IN_CI = os.environ.get("CI") == "true"
-pytestmark = pytest.mark.skipif(MISSING is not None and not IN_CI, reason=f"Spark tests skipped: {MISSING}")
-
-
-@pytest.fixture(scope="session")
-def spark():
-    if MISSING is not None:
-        pytest.fail(f"CI runs the Spark tests, but {MISSING}")
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers' Python: this one (with elo-batch)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("elo-batch-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")  # small jobs: planning them again costs more than it saves
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
-
-
-@pytest.fixture
-def one_shuffle_partition(spark):
-    """Spark's group-bys and sorts into one partition (the rows still come from two): the golden sweep's
-    jobs, each a few rows, take half the time (no range sampling, one reduce task). The tests of rows
-    across partitions, files, floats and the CLI keep two, so that no order of Spark's is taken as given."""
-    spark.conf.set("spark.sql.shuffle.partitions", "1")
-    yield spark
-    spark.conf.set("spark.sql.shuffle.partitions", "2")
-
-
-def spark_frame(spark, frame: pl.DataFrame, partitions: int = 3):
-    """``frame`` as a Spark frame of ``partitions`` partitions, rows in the same order."""
-    indexed = frame.with_row_index("__i").with_columns(pl.col("__i").cast(pl.Int64))
-    return (
-        spark.createDataFrame(indexed.to_arrow())
-        .repartitionByRange(partitions, "__i")
-        .sortWithinPartitions("__i")
-        .drop("__i")
-    )
-
-
-def assert_same(got, want) -> None:
-    """A period rated on Spark is the local engine's: the new list, the audit, the rejected rows, counts."""
-    assert got.counts == want.counts
-    assert got.local.ratings.equals(want.ratings), (got.local.ratings, want.ratings)
-    assert got.local.audit.collect().equals(want.audit.collect())
-    assert got.local.rejected.equals(want.rejected), (got.local.rejected, want.rejected)
-    assert got.warnings == want.warnings
-    assert got.audit_rows == want.audit_rows
-
-
-#: The CLI's flags of the golden cases as the API's options.
-_NAMES = {"list": "list_kind"}
-
-
-def _options(case: Path) -> dict[str, object]:
-    """A golden case's args as options (``--period`` as ``periods``), its events file as ``events``."""
-    args = shlex.split((case / "args").read_text())
-    options: dict[str, object] = {}
-    for flag, value in zip(args[::2], args[1::2], strict=True):
-        name = flag.lstrip("-").replace("-", "_")
-        options[_NAMES.get(name, name)] = int(value) if flag == "--k" else value
-    options["periods"] = options.pop("period")
-    if (case / "events.csv").exists():
-        options["events"] = pl.read_csv(case / "events.csv", infer_schema=False)
-    return options
-
-
-@pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
-def test_golden_case_through_spark(case: Path, one_shuffle_partition) -> None:
-    """Every golden case, every option it uses, each period of its range: the local engine's tables."""
-    from elo_batch import spark as engine
-
-    spark = one_shuffle_partition
-
-    options = _options(case)
-    games = pl.read_csv(case / "games.csv", infer_schema=False)
-    ratings = pl.read_csv(case / "ratings.csv", infer_schema=False) if (case / "ratings.csv").exists() else None
-    want = list(elo_batch.rate_periods(games, ratings=ratings, **options))  # type: ignore[arg-type]
-
-    got = list(engine.rate_periods(spark_frame(spark, games, 2), ratings=ratings, **options))  # type: ignore[arg-type]
-
-    assert len(got) == len(want)
-    for spark_period, local_period in zip(got, want, strict=True):
-        assert_same(spark_period, local_period)
+pytestmark = [
+    pytest.mark.skipif(MISSING is not None and not IN_CI, reason=f"Spark tests skipped: {MISSING}"),
+    pytest.mark.slow,
+]
 
 
 def test_spark_frames_hold_the_same_tables(spark) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from elo_batch.spark._jvm import relay
 from tests.conftest import ROOT
-from tests.test_spark import IN_CI, MISSING
+from tests.engines import IN_CI, MISSING
 
 SAMPLE = ROOT / "sample_data"
 
@@ -34,6 +34,7 @@ def _json_lines(text: str) -> list[dict]:
     return records
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(MISSING is not None and not IN_CI, reason=f"Spark tests skipped: {MISSING}")
 def test_json_logs_on_spark_are_json_lines_only(tmp_path) -> None:
     if MISSING is not None:
