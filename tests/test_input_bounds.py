@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -176,7 +177,9 @@ def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_pat
 def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """A whole run (read, rate, write every table) over the narrowest CSV a federation exports (short
     ids, 47 bytes a game: the most rows per byte): its peak resident memory, in a process of its own.
-    Before the audit was written in parts and large blocks returned at once: 529-576 MB for 482."""
+    Before the audit was written in parts and large blocks returned at once: 529-576 MB for 482. One
+    run's peak varies by some 10 % with the allocator's timing and the machine's load (400-430 MB here,
+    once 486 on a loaded machine): the median of three runs is judged, as benchmarks/memory.py does."""
     games = _games_csv(tmp_path / "games.csv", 800_000)
     players = pl.int_range(1_000_000, 1_100_000, eager=True)
     pl.DataFrame({"player_id": players, "rating": 1500 + players % 1000, "birth_year": 1980}).write_csv(
@@ -192,15 +195,17 @@ def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(
     args = [str(games), "--ratings", str(tmp_path / "list.csv"), "--period", "2025-11", "--out", str(tmp_path / "out")]
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"} | {"PYTHONPATH": str(ROOT)}
 
-    done = subprocess.run(
-        [sys.executable, "-c", code, "run", *args], capture_output=True, text=True, env=env, timeout=300
-    )
+    peaks = []
+    for _ in range(3):
+        done = subprocess.run(
+            [sys.executable, "-c", code, "run", *args], capture_output=True, text=True, env=env, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        peaks.append(int(done.stdout.strip().splitlines()[-1]))
 
-    assert done.returncode == 0, done.stderr[-2000:]
     assert 35e6 < size < 40e6
     assert read_table(tmp_path / "out", "audit", "2025-11").height == 1_600_000
-    peak = int(done.stdout.strip().splitlines()[-1])
-    assert peak <= 5 * size + 0.3e9, (peak / 1e6, size / 1e6)
+    assert statistics.median(peaks) <= 5 * size + 0.3e9, ([peak / 1e6 for peak in peaks], size / 1e6)
 
 
 @pytest.mark.slow
