@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import pytest
 
 import elo_batch
 from elo_batch.apiargs import OPTIONS
@@ -37,6 +38,15 @@ def _missing() -> str | None:
 MISSING = _missing()
 #: CI runs every test: a Spark test fails there rather than skip.
 IN_CI = os.environ.get("CI") == "true"
+
+
+def needs_spark() -> None:
+    """Skip the calling test, with the reason, where the Spark engine cannot run; in CI fail instead."""
+    if MISSING is None:
+        return
+    if IN_CI:
+        pytest.fail(f"CI runs the Spark tests, but {MISSING}")
+    pytest.skip(f"Spark tests skipped: {MISSING}")
 
 
 def spark_session() -> Iterator[Any]:

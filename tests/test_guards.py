@@ -22,7 +22,7 @@ import pytest
 import elo_batch
 from elo_batch.errors import EloBatchError, InputDataError, StrictRejectError
 from tests.conftest import read_table, write_csv
-from tests.engines import MISSING as SPARK_MISSING
+from tests.engines import needs_spark
 
 LIST = "player_id,rating,k\n100,2000,20\n200,1900,20\n300,2100,20\n"
 GAMES = """
@@ -408,12 +408,12 @@ def test_every_row_rejected_is_an_error_event_in_json(cli, tmp_path, bad, rating
 
 # --- the Spark engine: the same guard, through the same code ---------------------------------------
 
-needs_spark = pytest.mark.skipif(SPARK_MISSING is not None, reason=f"Spark tests skipped: {SPARK_MISSING}")
-
 
 @pytest.fixture(scope="module")
 def spark():
-    """A local Spark session (tests/test_spark.py's, where that module started it: getOrCreate)."""
+    """A local Spark session (tests/test_spark.py's, where that module started it: getOrCreate); where
+    Spark cannot run, the test skips (fails in CI: :func:`tests.engines.needs_spark`)."""
+    needs_spark()
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -423,7 +423,6 @@ def spark():
 
 
 @pytest.mark.slow
-@needs_spark
 @pytest.mark.parametrize("rated", [True, False], ids=["with-game-ratings", "without"])
 def test_engine_spark_applies_the_guard(cli, spark, tmp_path, rated: bool) -> None:
     rating = "2000" if rated else ""
@@ -437,7 +436,6 @@ def test_engine_spark_applies_the_guard(cli, spark, tmp_path, rated: bool) -> No
 
 
 @pytest.mark.slow
-@needs_spark
 def test_spark_api_without_ratings_raises_unless_none_is_passed(spark, games) -> None:
     from elo_batch import spark as engine
 
