@@ -34,10 +34,10 @@ from elo_batch.apiargs import (
     run_options,
 )
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
 from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.errors import UsageError
-from elo_batch.inputs.readers import InputFile
 from elo_batch.job import run
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.outputs import atomic, delta, objectstore

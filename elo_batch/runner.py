@@ -21,9 +21,10 @@ from elo_batch import columns as c
 from elo_batch import pipeline, sanity
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.guards import Reason, rejected_reasons
-from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.inputs.readers import FrameInput
 from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
 from elo_batch.runinputs import Engine, rejected_in_run

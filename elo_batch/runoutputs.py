@@ -14,8 +14,8 @@ import polars as pl
 from elo_batch import __version__
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import PeriodResult
-from elo_batch.inputs.readers import InputFile
 from elo_batch.outputs import delta, objectstore, warehouse
 from elo_batch.outputs.writers import write_period
 

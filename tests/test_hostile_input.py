@@ -110,7 +110,7 @@ def _working_names() -> list[str]:
     """Every working column name written in elo-batch's source (``"__..."``; f-string stems completed
     with a column they take), the canonical rows' columns, the reader's own, and output columns."""
     from elo_batch import columns as c
-    from elo_batch.inputs.validate import CANONICAL_SCHEMA
+    from elo_batch.contract.schemas import CANONICAL_SCHEMA
 
     source = "\n".join(path.read_text() for path in (Path(c.__file__).parent).rglob("*.py"))
     found = set(re.findall(r"[\"'](__[a-z0-9_]+)", source)) - {"__main__"}

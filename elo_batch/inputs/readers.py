@@ -3,7 +3,7 @@
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). A file's own column named like those, or like a working column (``__...``),
-is held under an escaped name (``~source_row``, see :mod:`elo_batch.inputs.names`). CSV cells are read as
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.contract.names`). CSV cells are read as
 text, so that ids keep leading zeros and every value can be checked before it is used; Parquet columns
 keep their types (text trimmed, unless the caller asks for it as written). A frame given in memory
 (:class:`FrameInput`, the Python API) becomes the same table as a Parquet file of its columns would:
@@ -19,13 +19,14 @@ import polars as pl
 
 from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
+from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.encoding import check_encoding as check_encoding
 from elo_batch.inputs.encoding import decode_text as decode_text
 from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan, running
 from elo_batch.inputs.frames import frame_rows as frame_rows
 from elo_batch.inputs.frames import read_frame as read_frame
-from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
+from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, held_names
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.parquetfile import PARQUET_ERRORS, file_digest, not_parquet, parquet_whole_rows, read_parquet_file
 from elo_batch.inputs.parquetfile import reading as reading

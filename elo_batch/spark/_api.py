@@ -18,13 +18,14 @@ import polars as pl
 
 from elo_batch import api, apiargs, guards, sanity
 from elo_batch.config import CHUNK_ROWS, RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
-from elo_batch.inputs.readers import FrameInput, InputFile
+from elo_batch.inputs.readers import FrameInput
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
