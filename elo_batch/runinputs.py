@@ -22,9 +22,9 @@ from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput
-from elo_batch.outputs import objectstore
 from elo_batch.rules.bands import Bands
 from elo_batch.sanity import Alike
+from elo_batch.storage import objectstore
 
 T = TypeVar("T")
 

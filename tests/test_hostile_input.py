@@ -93,7 +93,7 @@ def test_a_truncated_gzip_file_is_refused(cli, tmp_path) -> None:
 
 
 def test_a_gzip_bomb_is_refused_before_it_is_inflated_whole(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("elo_batch.inputs.readers.GZIP_FLOOR", 1000)
+    monkeypatch.setattr("elo_batch.inputs.textfile.GZIP_FLOOR", 1000)
     games = tmp_path / "g.csv.gz"
     games.write_bytes(gzip.compress((GAMES + "A,B,1-0,2025-11-03\n" * 10_000).encode()))
 

@@ -21,7 +21,7 @@ CLI_ALLOWED = {
     "elo_batch.sanity": {"mostly_rejected"},  # rendering: when the rejected rows are told loudly
     "elo_batch.config": {"CHUNK_ROWS"},  # the default of --chunk-rows, shown in --help
     "elo_batch.outputs.outlock": {"DEFAULT_TIMEOUT"},  # the default of --lock-timeout, shown in --help
-    "elo_batch.outputs.objectstore": {"local_path"},  # the chart's PNG may be a file: URL
+    "elo_batch.storage.objectstore": {"local_path"},  # the chart's PNG may be a file: URL
     "elo_batch.interrupts": {"Terminated", "clear", "record", "stopping"},  # the signal handler records signals
 }
 CLI_FREE = ("elo_batch.errors", "elo_batch.columns", "elo_batch.choices", "elo_batch.options")  # contract and options
