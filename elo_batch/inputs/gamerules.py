@@ -1,4 +1,5 @@
-"""What a valid game row is: the canonical and rejected row schemas, result tokens, patterns, hints.
+"""What a valid game row is, as read: the game columns, patterns and hints (the schemas and the result
+tokens are the contract's, :mod:`elo_batch.contract.schemas`).
 
 Data only; the checks that use it are in :mod:`elo_batch.inputs.gamechecks` and :mod:`elo_batch.inputs.checkfile`.
 """

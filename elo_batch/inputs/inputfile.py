@@ -1,4 +1,5 @@
-"""What an input table is: its file's record (:class:`InputFile`) and the names its columns are held under.
+"""The names an input table's columns are held under (its file's record, ``InputFile``, is the contract's:
+:mod:`elo_batch.contract.tables`).
 
 Names are normalised (trimmed, lower case, spaces and dashes as underscores), then escaped out of
 elo-batch's reserved names (:mod:`elo_batch.contract.names`).

@@ -1,4 +1,5 @@
-"""What a valid rating-list row is: the list's schema and the checks of each of its columns.
+"""What a valid rating-list row is: the checks of each of its columns (the list's schema is the
+contract's, :data:`elo_batch.contract.schemas.LIST_SCHEMA`).
 
 A bad row stops the run (exit 65), with the rows and values shown (:func:`check_list`).
 """

@@ -2,10 +2,10 @@
 copy; nothing held whole.
 
 Each pass reads the file a block at a time (:data:`BLOCK`). A gzip-compressed file is inflated once, in
-a stream, into a temporary file (up to :data:`GZIP_RATIO` times its
-size, at least ``GZIP_FLOOR``), which the other passes read. The encoding rules, and their messages,
-are those of :func:`elo_batch.inputs.encoding.detect`, which :func:`~elo_batch.inputs.encoding.decode_text`
-uses for bytes already in memory.
+a stream, into a temporary file (up to :data:`GZIP_RATIO` times its size, at least :data:`GZIP_FLOOR`),
+which the other passes read. The encoding rules, and their messages, are those of
+:func:`elo_batch.inputs.encoding.detect`, which :func:`~elo_batch.inputs.encoding.decode_text` uses for
+bytes already in memory.
 """
 
 from __future__ import annotations
