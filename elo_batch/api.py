@@ -8,91 +8,23 @@ Everything here goes through the same reading, checking, rating and writing code
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Unpack
 
-import polars as pl
-
-from elo_batch import pipeline, runner, sanity
-from elo_batch.apiargs import (
-    Frame,
-    Options,
-    Source,
-    callback_arg,
-    check_output,
-    events_source,
-    games_sources,
-    given,
-    list_source,
-    path_arg,
-    ratings_none,
-    run_options,
-)
+from elo_batch import pipeline, rated, runner
+from elo_batch.apiargs import Options, callback_arg, run_options
 from elo_batch.config import RunConfig
-from elo_batch.engine.period import Counts
-from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.errors import UsageError
-from elo_batch.inputs.readers import InputFile
 from elo_batch.job import run
-from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
-from elo_batch.outputs import atomic, delta, objectstore
-from elo_batch.outputs.writers import check_writable
-from elo_batch.rules.sets import RuleSet
+from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions, given
+from elo_batch.outputs import atomic, delta
+from elo_batch.rated import PeriodResult, RunInputs
 from elo_batch.runner import Progress, ValidationReport
-from elo_batch.runoutputs import write_result
-
-
-@dataclass(frozen=True, eq=False)
-class PeriodResult:
-    """One rated period: exactly the tables and counts ``elo-batch run`` writes for it.
-
-    Attributes:
-        period: Month of play, ``YYYY-MM``.
-        rule_set: The rules applied (``rule_set.name``: ``fide-2025-10``, with overrides appended).
-        ratings: The new rating list, one row per player, sorted by ``player_id``: the columns and
-            values of ``ratings/period=.../part-0.parquet``; usable as ``ratings`` of the next period.
-        audit: One row per game and side considered, in input order, as ``audit/`` holds it: a lazy plan
-            (collect it, or sink it: it can be large).
-        rejected: Input rows that could not be used, with ``source_file`` (a file, the games frame's
-            ``source_name``, or null), ``source_row`` (1-based, in the file or frame), column and reason.
-        counts: The reconciliation: ``rows_read == counted + not_counted + other_periods + rejected``.
-        warnings: What the run warns about for this period (the inputs, then the rating).
-        audit_rows: Rows of ``audit``.
-
-    Types: ``player_id`` and ``opponent_id`` are Int64 when the games and the list all hold integer ids
-    (Parquet files, frames), else String (a CSV file's text): join them to your own tables on that
-    type. ``game_id`` is Int64 when every games input that has one holds integers. Ratings, changes
-    and K are Int64 rating points (``rounding="none"``: Decimal with 2 places); ``score`` and
-    ``expected_score`` Float64 points (a win 1.0); ``date`` a Date.
-    """
-
-    period: str
-    rule_set: RuleSet
-    ratings: pl.DataFrame
-    audit: pl.LazyFrame
-    rejected: pl.DataFrame
-    counts: Counts
-    warnings: tuple[str, ...]
-    audit_rows: int
-    _written: RunInputs = dataclasses.field(repr=False)
-    _result: EngineResult = dataclasses.field(repr=False)
-
-
-@dataclass(frozen=True)
-class RunInputs:
-    """What a period's manifest records about the run that rated it (:func:`write_period` writes it; the
-    Spark engine's results carry one too)."""
-
-    files: tuple[InputFile, ...]
-    list_info: InputFile | None
-    config: RunConfig
-    encoding: str | None
-    started: dt.datetime
+from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, path_arg, ratings_none
+from elo_batch.storage import objectstore
 
 
 def rate_period(
@@ -193,7 +125,7 @@ def write_period(
         out: Output folder, or an object-store URI (``s3://bucket/prefix``).
         format: ``parquet`` or ``csv``.
         csv_formulas: With ``csv``: ``escape`` (text cells a spreadsheet would run as formulas get a
-            leading quote; ids and numbers never, see :mod:`elo_batch.outputs.formulas`) or ``keep``.
+            leading quote; ids and numbers never, see :mod:`elo_batch.storage.formulas`) or ``keep``.
         table_format: ``parquet`` (hive folders) or ``delta``: ``OUT/ratings``, ``OUT/audit`` and
             ``OUT/rejected`` as Delta Lake tables partitioned by ``period``, the period replaced by one
             commit per table, then its manifest (a local folder; ``pip install 'elo-batch[delta]'``).
@@ -213,29 +145,7 @@ def write_period(
         raise TypeError(
             f"result must be a PeriodResult of rate_period() or rate_periods(), not {type(result).__name__}"
         )
-    target = path_arg(out, "out")
-    check_output(format, csv_formulas)
-    delta.check_out(target, table_format, format)
-    if objectstore.is_object_store(target):
-        objectstore.check_available(target)
-    check_writable(target)
-    inputs = result._written
-    return write_result(
-        target,
-        result._result,
-        files=inputs.files,
-        list_info=inputs.list_info,
-        config=inputs.config,
-        output_options={
-            "format": format,
-            "encoding": inputs.encoding,
-            "csv_formulas": csv_formulas,
-            "table_format": table_format,
-        },
-        started=inputs.started,
-        warnings=result.warnings,
-        stale_periods=sanity.later_periods(target, (result.period,)),
-    )
+    return rated.write(result, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
 
 
 @contextlib.contextmanager

@@ -1,34 +1,25 @@
-"""The public API's arguments: its options (:class:`Options`) and its sources, as the runner takes them.
+"""The public API's arguments: its options (:class:`Options`), the checks of its other arguments, and the
+engine of a run (:func:`engine_of`); its sources are :mod:`elo_batch.sources`.
 
-A source is a frame or paths. A bad argument raises TypeError (a wrong kind) or
-:class:`~elo_batch.errors.UsageError` (a bad value).
+A bad argument raises TypeError (a wrong kind) or :class:`~elo_batch.errors.UsageError` (a bad value).
 """
 
 from __future__ import annotations
 
 import os
-import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypeAlias, TypedDict, get_args
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypedDict
 
 import polars as pl
 
-from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, PeriodBy, Rounding, RulesName
+from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.errors import UsageError, option
-from elo_batch.inputs.readers import FrameInput
-from elo_batch.options import FIELDS, NotGiven, RunOptions
+from elo_batch.options import FIELDS, RunOptions
+from elo_batch.sources import Frame
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
-    import pyarrow as pa
-
     from elo_batch.runinputs import Engine
-
-
-#: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
-Frame: TypeAlias = "pl.DataFrame | pl.LazyFrame | pa.Table"
-#: Games or a rating list: a table in memory, or files (a path, a glob, a folder, or a list of them).
-Source: TypeAlias = "Frame | str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
 
 
 class Options(TypedDict, total=False):
@@ -75,22 +66,6 @@ def run_options(
     return RunOptions.of(function, options, keywords, allowed)
 
 
-def path_arg(value: object, parameter: str) -> str:
-    """``value``, a path given as ``parameter``, as text.
-
-    Raises:
-        TypeError: not a str or os.PathLike (None, a number: ``open()`` would take an int for a file
-            descriptor).
-        UsageError: an empty path (it would name the current folder).
-    """
-    path = os.fspath(value) if isinstance(value, str | os.PathLike) else None
-    if not isinstance(path, str):
-        raise TypeError(f"{parameter} must be a path (a str or Path), not {type(value).__name__}")
-    if not path.strip():
-        raise UsageError("an empty path", option=parameter, hint="give a file or folder path.")
-    return path
-
-
 def callback_arg(value: object, parameter: str) -> None:
     """Refuse a callback that cannot be called, before anything is read or written.
 
@@ -128,13 +103,6 @@ def choice_arg(value: object, parameter: str, choices: tuple[str, ...]) -> None:
         )
 
 
-def given(periods: str, name: str) -> str:
-    """``periods``, which must be given (None means "every period" to ``validate`` only)."""
-    if periods is None:
-        raise UsageError("no period given", option=name, hint="give a month of play, 'YYYY-MM'.")
-    return periods
-
-
 def engine_of(engine: str, spark_master: str | None, options: RunOptions) -> Engine | None:
     """The engine of :func:`elo_batch.run`: None for ``local`` (rate here), the Spark engine on
     ``spark_master`` for ``spark``; pyspark is looked for now, before the lock and the inputs.
@@ -163,61 +131,3 @@ def engine_of(engine: str, spark_master: str | None, options: RunOptions) -> Eng
 
     require_spark()
     return SparkEngine(spark_master)
-
-
-def games_sources(games: Source, name: str | None) -> list[str | FrameInput]:
-    """``games`` as the runner reads them: a frame, or paths."""
-    if name is not None and not isinstance(name, str):
-        raise TypeError(f"source_name must be text or None, not {type(name).__name__}")
-    source = source_of(games, "games", name)
-    return list(source) if isinstance(source, list) else [source]
-
-
-def list_source(ratings: Source | NotGiven | None) -> str | list[str] | FrameInput | None:
-    """The list as the runner reads it: a frame, paths, or None (``ratings`` None or not passed)."""
-    return None if ratings is None or isinstance(ratings, NotGiven) else source_of(ratings, "ratings", None)
-
-
-def ratings_none(ratings: Source | NotGiven | None) -> bool:
-    """``ratings=None`` was passed: no list is meant (the runner's ``ratings_none``)."""
-    return ratings is None
-
-
-def events_source(events: object) -> str | FrameInput | None:
-    if events is None:
-        return None
-    source = source_of(events, "events", None)  # type: ignore[arg-type]
-    if isinstance(source, list):
-        raise TypeError("events must be one table or one file path, not a list")
-    return source
-
-
-def source_of(value: Source, parameter: str, name: str | None) -> str | list[str] | FrameInput:
-    arrow = sys.modules.get("pyarrow")  # a pyarrow table exists only once pyarrow is imported
-    if isinstance(value, pl.DataFrame | pl.LazyFrame) or (arrow and isinstance(value, arrow.Table | arrow.RecordBatch)):
-        return FrameInput(value, name, parameter)
-    if isinstance(value, str | os.PathLike):
-        return os.fspath(value)
-    if isinstance(value, list | tuple) and value and all(isinstance(item, str | os.PathLike) for item in value):
-        return [os.fspath(item) for item in value]
-    raise TypeError(
-        f"{parameter} must be a polars DataFrame or LazyFrame, a pyarrow Table, or paths (a str or Path, "
-        f"or a list of them), not {type(value).__name__}"
-        + (" (an empty list)" if isinstance(value, list | tuple) and not value else "")
-    )
-
-
-def check_output(format: str, csv_formulas: str) -> None:
-    """Refuse an output ``format`` other than parquet or csv, and ``csv_formulas`` other than escape or keep.
-
-    Raises:
-        UsageError: naming the option.
-    """
-    if format not in ("parquet", "csv"):
-        raise UsageError(f"{format!r} is not an output format", option="format", hint="use parquet or csv.")
-    if csv_formulas not in get_args(CsvFormulas):
-        raise UsageError(
-            f"{csv_formulas!r} is not a way to write formula-like cells",
-            option="csv_formulas",
-            hint="use escape or keep.",
-        )

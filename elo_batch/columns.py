@@ -2,7 +2,7 @@
 
 Input columns are those of ``../shared/spec/interface.md``; output columns extend them. Working
 columns that elo-batch adds beside a file's own are named ``__...``; a file's column named like them, or
-like ``source_file`` and ``source_row``, is held escaped (:mod:`elo_batch.inputs.names`).
+like ``source_file`` and ``source_row``, is held escaped (:mod:`elo_batch.contract.names`).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.tables import GamesInput
 from elo_batch.errors import NoRatingSourceError, option
-from elo_batch.inputs.validate import GamesInput
 
 #: Reasons a summary shows (the most frequent first); the rest are counted.
 TOP_REASONS = 5

@@ -16,13 +16,13 @@ from pathlib import Path
 import polars as pl
 
 from elo_batch import working as w
-from elo_batch.apiargs import path_arg
 from elo_batch.config import next_period
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs.tablelist import delta_periods
 from elo_batch.inputs.text import closest_hint
-from elo_batch.outputs import objectstore
-from elo_batch.outputs.deltafiles import is_table
+from elo_batch.sources import path_arg
+from elo_batch.storage import objectstore
+from elo_batch.storage.deltatables import is_table
 
 _PARTITION = re.compile(r"period=(\d{4}-\d{2})/part-0\.(parquet|csv)$")
 

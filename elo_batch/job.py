@@ -7,24 +7,12 @@ from collections.abc import Callable
 from typing import Literal, Unpack
 
 from elo_batch import runner
-from elo_batch.apiargs import (
-    Options,
-    Source,
-    callback_arg,
-    check_output,
-    engine_of,
-    events_source,
-    games_sources,
-    given,
-    list_source,
-    path_arg,
-    ratings_none,
-    run_options,
-    seconds_arg,
-)
-from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
+from elo_batch.apiargs import Options, callback_arg, engine_of, run_options, seconds_arg
+from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions, given
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
+from elo_batch.rated import check_output
 from elo_batch.runner import PeriodSummary, Progress
+from elo_batch.sources import Source, events_source, games_sources, list_source, path_arg, ratings_none
 
 
 def run(

@@ -215,3 +215,10 @@ def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
 def _flag(name: str, value: object, *, optional: bool) -> None:
     if not isinstance(value, bool) and not (optional and value is None):
         raise UsageError(f"{value!r} is not True or False", option=name, hint="give a bool.")
+
+
+def given(periods: str, name: str) -> str:
+    """``periods``, which must be given (None means "every period" to ``validate`` only)."""
+    if periods is None:
+        raise UsageError("no period given", option=name, hint="give a month of play, 'YYYY-MM'.")
+    return periods

@@ -16,12 +16,13 @@ import polars as pl
 from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import period as period_engine
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import PeriodResult
 from elo_batch.inputs.bandsfile import load_bands
-from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.inputs.validate import GamesInput, load_games
+from elo_batch.inputs.readers import FrameInput
+from elo_batch.inputs.validate import load_games
 from elo_batch.rules.bands import Bands
 from elo_batch.runinputs import Engine, check_rating_source, check_strict, input_warnings, load_inputs, run_bands
 from elo_batch.sanity import Alike

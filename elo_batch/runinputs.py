@@ -15,16 +15,16 @@ from elo_batch import columns as c
 from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
-from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.inputs.validate import GamesInput
-from elo_batch.outputs import objectstore
+from elo_batch.inputs.readers import FrameInput
 from elo_batch.rules.bands import Bands
 from elo_batch.sanity import Alike
+from elo_batch.storage import objectstore
 
 T = TypeVar("T")
 

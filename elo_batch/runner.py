@@ -21,13 +21,15 @@ from elo_batch import columns as c
 from elo_batch import pipeline, sanity
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.guards import Reason, rejected_reasons
-from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.outputs import atomic, delta, objectstore, outlock, warehouse
+from elo_batch.inputs.readers import FrameInput
+from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
 from elo_batch.runinputs import Engine, rejected_in_run
 from elo_batch.runoutputs import write_result
+from elo_batch.storage import objectstore
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]
@@ -153,7 +155,7 @@ def run(
         duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             after its partitions are written.
         csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
-            quote) or ``keep``; see :mod:`elo_batch.outputs.formulas`.
+            quote) or ``keep``; see :mod:`elo_batch.storage.formulas`.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
         table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.outputs.delta`:

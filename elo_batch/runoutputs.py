@@ -14,10 +14,11 @@ import polars as pl
 from elo_batch import __version__
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import PeriodResult
-from elo_batch.inputs.readers import InputFile
-from elo_batch.outputs import delta, objectstore, warehouse
+from elo_batch.outputs import delta, warehouse
 from elo_batch.outputs.writers import write_period
+from elo_batch.storage import objectstore
 
 
 def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame]:
@@ -46,7 +47,7 @@ def write_result(
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
         output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
-            :mod:`elo_batch.outputs.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
+            :mod:`elo_batch.storage.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
             ``delta``: Delta tables, :mod:`elo_batch.outputs.delta`), recorded in the manifest's options.
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).

@@ -23,12 +23,12 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import RunConfig, next_period, rejected_limit
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
 from elo_batch.guards import reasons_text, rejected_reasons
-from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput
-from elo_batch.outputs import delta, objectstore
+from elo_batch.outputs import delta
+from elo_batch.storage import objectstore
 
 #: Examples a warning shows (ids, rejected rows).
 EXAMPLES = 5

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, Literal, get_args
 
-from elo_batch.apiargs import choice_arg, path_arg
+from elo_batch.apiargs import choice_arg
 from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, Rounding, RulesName
 from elo_batch.config import check_k, parse_periods
 from elo_batch.engine import calculator
@@ -21,10 +21,11 @@ from elo_batch.engine.calculator import GameResult, TournamentResult
 from elo_batch.errors import UsageError, option
 from elo_batch.formats.trf import read_trf
 from elo_batch.inputs.encoding import decode_text
-from elo_batch.inputs.gamesfile import write_games
 from elo_batch.inputs.paths import unreadable
 from elo_batch.options import RunOptions
+from elo_batch.outputs.gamesfile import write_games
 from elo_batch.rules.sets import RuleSet
+from elo_batch.sources import path_arg
 
 
 def rate_game(

@@ -4,7 +4,7 @@ A working column is a column of a plan (a polars or Spark frame while a file is 
 period is rated, a summary is worked out), never written to an output: each output selects the
 contract's columns (:mod:`elo_batch.columns`), none of which begins with ``__``. Every working column's
 name begins with :data:`PREFIX`, a namespace that a user's columns are escaped out of where a file is
-read (:mod:`elo_batch.inputs.names`), so that a working column never meets a user's column.
+read (:mod:`elo_batch.contract.names`), so that a working column never meets a user's column.
 
 The names are grouped by the modules that use them. Each name has one meaning; a frame that holds a
 column under another role (the sums of PD under PD's name) says so with an alias. Types and units are

@@ -16,10 +16,11 @@ of three kinds: ``top`` (run when the module is imported), ``typing`` (under ``i
   three kinds (the loops of the design; ``elo_batch/__init__.py`` names its API under TYPE_CHECKING and
   imports it on first use, so a module importing the package's ``__version__`` closes such a loop).
 - Layers are those docs/architecture.md draws ("Dependencies point one way": cli -> api -> runner ->
-  engine -> rules; inputs and outputs beside the engine, never inside it; the shared types below all):
-  :data:`LAYERS` gives each module its layer, :data:`MAY_IMPORT` what each layer may import. An import
-  of any kind outside that is a violation; inputs/ and formats/ importing outputs/ is reported apart as
-  *sideways* (the documents draw them side by side and neither allow nor forbid it). The CLI may import
+  engine -> rules; inputs and outputs beside the engine, never inside it, storage/ below both; the
+  contract's types below all), coarser than the import-linter contracts that CI holds (pyproject.toml,
+  ``lint-imports``): :data:`LAYERS` gives each module its layer, :data:`MAY_IMPORT` what each layer may
+  import. An import of any kind outside that is a violation; formats/ importing outputs/ is reported
+  apart as *sideways* (importers write games files). The CLI may import
   every layer here: which names it may take is ``tests/test_layout.py``'s stricter check.
 """
 
@@ -48,6 +49,10 @@ LAYERS = {
     "elo_batch.runoutputs": "runner",
     "elo_batch.sanity": "runner",
     "elo_batch.guards": "runner",
+    "elo_batch.pipeline": "runner",
+    "elo_batch.rated": "runner",
+    "elo_batch.sources": "runner",
+    "elo_batch.options": "runner",
     "elo_batch.spark": "spark",
     "elo_batch.engine": "engine",
     "elo_batch.inputs": "inputs",
@@ -58,24 +63,29 @@ LAYERS = {
     "elo_batch.errors": "base",
     "elo_batch.columns": "base",
     "elo_batch.interrupts": "base",
+    "elo_batch.working": "base",
+    "elo_batch.choices": "base",
+    "elo_batch.contract": "base",
+    "elo_batch.storage": "storage",
 }
 _SHARED = {"rules", "config", "base"}
 #: Layer -> the other layers it may import (docs/architecture.md; its own layer always).
 MAY_IMPORT = {
-    "cli": {"api", "runner", "spark", "engine", "inputs", "outputs", "formats", *_SHARED},
-    "api": {"runner", "spark", "engine", "inputs", "outputs", "formats", *_SHARED},
-    "spark": {"runner", "engine", "inputs", "outputs", *_SHARED},
-    "runner": {"engine", "inputs", "outputs", *_SHARED},
-    "formats": {"inputs", *_SHARED},
+    "cli": {"api", "runner", "spark", "engine", "inputs", "outputs", "storage", "formats", *_SHARED},
+    "api": {"runner", "spark", "engine", "inputs", "outputs", "storage", "formats", *_SHARED},
+    "spark": {"runner", "engine", "inputs", "outputs", "storage", *_SHARED},
+    "runner": {"engine", "inputs", "outputs", "storage", *_SHARED},
+    "formats": {"inputs", "storage", *_SHARED},
     "engine": _SHARED,
-    "inputs": _SHARED,
-    "outputs": _SHARED,
+    "inputs": {"storage", *_SHARED},
+    "outputs": {"storage", *_SHARED},
+    "storage": {"base"},
     "config": {"rules", "base"},
     "rules": {"base"},
     "base": set(),
 }
 #: Imports between layers drawn side by side: reported, not counted as violations.
-SIDEWAYS = {("inputs", "outputs"), ("formats", "outputs")}
+SIDEWAYS = {("formats", "outputs")}
 KINDS = ("top", "typing", "deferred")
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch.outputs.formulas import escape, unescape
+from elo_batch.storage.formulas import escape, unescape
 from tests.conftest import read_table, write_csv
 
 LINK = '=HYPERLINK("http://example.com/x","A")'

@@ -15,9 +15,9 @@ import pytest
 
 import elo_batch
 from elo_batch.engine import prepass
+from elo_batch.engine.listinforce import as_list_in_force
 from elo_batch.engine.sides import Chunk, rate_chunk
 from elo_batch.errors import InternalError, UsageError
-from elo_batch.inputs.ratinglist import as_list_in_force
 from elo_batch.rules.sets import COMPRESSION_2024, RAISE_2022, rule_set_for
 from tests.conftest import read_table, write_csv
 from tests.test_kernels import games_input

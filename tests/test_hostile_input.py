@@ -93,7 +93,7 @@ def test_a_truncated_gzip_file_is_refused(cli, tmp_path) -> None:
 
 
 def test_a_gzip_bomb_is_refused_before_it_is_inflated_whole(cli, tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr("elo_batch.inputs.readers.GZIP_FLOOR", 1000)
+    monkeypatch.setattr("elo_batch.inputs.textfile.GZIP_FLOOR", 1000)
     games = tmp_path / "g.csv.gz"
     games.write_bytes(gzip.compress((GAMES + "A,B,1-0,2025-11-03\n" * 10_000).encode()))
 
@@ -110,7 +110,7 @@ def _working_names() -> list[str]:
     """Every working column name written in elo-batch's source (``"__..."``; f-string stems completed
     with a column they take), the canonical rows' columns, the reader's own, and output columns."""
     from elo_batch import columns as c
-    from elo_batch.inputs.validate import CANONICAL_SCHEMA
+    from elo_batch.contract.schemas import CANONICAL_SCHEMA
 
     source = "\n".join(path.read_text() for path in (Path(c.__file__).parent).rglob("*.py"))
     found = set(re.findall(r"[\"'](__[a-z0-9_]+)", source)) - {"__main__"}

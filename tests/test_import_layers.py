@@ -25,7 +25,8 @@ FILES = {
     "outputs/__init__.py": "",
     "outputs/a.py": "from .b import y\n",
     "outputs/b.py": "from elo_batch.outputs.a import z\n",
-    "inputs/gamesfile.py": "from elo_batch.outputs import a\n",
+    "formats/__init__.py": "",
+    "formats/pgn.py": "from elo_batch.outputs import a\n",
 }
 
 
@@ -60,7 +61,7 @@ def test_cycles_by_kind_of_import(package: Path) -> None:
     assert ["elo_batch.engine.period", "elo_batch.inputs.readers"] in report["cycles_all"]
 
 
-def test_the_engine_importing_inputs_is_a_violation_and_inputs_to_outputs_is_sideways(package: Path) -> None:
+def test_the_engine_importing_inputs_is_a_violation_and_formats_to_outputs_is_sideways(package: Path) -> None:
     report = _report(package)
 
     assert [(v["source"], v["target"], v["kind"]) for v in report["violations"]] == [
@@ -68,7 +69,7 @@ def test_the_engine_importing_inputs_is_a_violation_and_inputs_to_outputs_is_sid
         ("elo_batch.inputs.readers", "elo_batch.engine.period", "typing"),
     ]
     assert [(s["source"], s["target"]) for s in report["sideways"]] == [
-        ("elo_batch.inputs.gamesfile", "elo_batch.outputs.a")
+        ("elo_batch.formats.pgn", "elo_batch.outputs.a")
     ]
 
 

@@ -26,6 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elo_batch.config import RunConfig
+from elo_batch.contract.schemas import list_schema
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine.audit import audit
 from elo_batch.engine.events import settle
@@ -36,9 +38,7 @@ from elo_batch.engine.sums import SUM_ROWS, partial_sums, reduce_sums
 from elo_batch.errors import InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import mark_duplicates
-from elo_batch.inputs.ratinglist import list_schema
-from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput, split_event_rows
+from elo_batch.inputs.validate import split_event_rows
 from elo_batch.rules.sets import COMPRESSION_2024, FIDE_2022_01, RuleSet
 
 PERIOD = "2025-11"

@@ -13,8 +13,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from elo_batch.contract.schemas import list_schema
 from elo_batch.engine.period import rate_period
-from elo_batch.inputs.ratinglist import list_schema
 from elo_batch.rules.sets import FIDE_2025_10, CapRule, GapRule, RuleSet
 from tests.test_kernels import games_input
 
@@ -27,7 +27,7 @@ NUMBERS = {400, 2650, 700, 2400, 2300, 18, 30, 26, 1800, 3600, 2200, 1400, 600, 
 ENGINE_MODULES = [
     *(f"engine/{p.name}" for p in sorted((PACKAGE / "engine").glob("*.py")) if p.name != "__init__.py"),
     "inputs/ratinglist.py", "inputs/validate.py", "inputs/gamerules.py", "inputs/gamechecks.py", "inputs/byvalue.py",
-    "inputs/checkfile.py", "inputs/duplicates.py", "inputs/listchecks.py",
+    "inputs/checkfile.py", "inputs/duplicates.py", "inputs/listchecks.py", "contract/schemas.py",
 ]  # fmt: skip
 
 

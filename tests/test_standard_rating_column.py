@@ -98,7 +98,7 @@ def test_unrate_below_floor_empties_both_columns() -> None:
     """``seed_players`` (what an engine that finds the period's players its own way calls) seeds only
     from a list whose ratings under the floor are already empty: the floor is applied to both columns
     by ``unrate_below_floor``, the one place it lives."""
-    from elo_batch.inputs.ratinglist import unrate_below_floor
+    from elo_batch.engine.listinforce import unrate_below_floor
 
     listed = pl.DataFrame(
         {"player_id": ["S", "R"], "rating": [1300.0, 1800.0], "standard_rating": [1350, 1399]},

@@ -82,7 +82,7 @@ def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:
     """
     if not png.lower().endswith(".png"):
         raise UsageError(f"the chart is a PNG; {png!r} does not end in .png", column="-o", hint="name it chart.png.")
-    from elo_batch.outputs.objectstore import local_path
+    from elo_batch.storage.objectstore import local_path
 
     history = elo_batch.rating_history(out, player)
     figure = plot_history(history)

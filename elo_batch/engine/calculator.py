@@ -13,9 +13,9 @@ from typing import Any
 
 import polars as pl
 
+from elo_batch.contract.schemas import ONE_SIDED_FORFEITS, SCORES
 from elo_batch.engine import expressions as engine
 from elo_batch.errors import InputDataError, UsageError, option
-from elo_batch.inputs.gamerules import ONE_SIDED_FORFEITS, SCORES
 from elo_batch.rules.bounds import RATING_RANGE, rating_out_of_range
 from elo_batch.rules.sets import K_2024, RuleSet
 

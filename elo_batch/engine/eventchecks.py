@@ -10,8 +10,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.inputs.eventcells import TYPES
-from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
+from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ATTRIBUTE_TYPES, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 
 
 def event_attributes(
@@ -19,8 +18,8 @@ def event_attributes(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Each event's attributes (the events file's, else its rows' one value), the rows refused one by one
     (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...)."""
-    names = [*TYPES, *([c.PERIOD] if by_event else [])]
-    schema = {c.EVENT_ID: pl.String(), **{**TYPES, c.PERIOD: pl.String()}}
+    names = [*EVENT_ATTRIBUTE_TYPES, *([c.PERIOD] if by_event else [])]
+    schema = {c.EVENT_ID: pl.String(), **{**EVENT_ATTRIBUTE_TYPES, c.PERIOD: pl.String()}}
     given = table if table is not None else pl.DataFrame(schema=schema)
     on_rows = event_rows if event_rows is not None else pl.DataFrame(schema=EVENT_ROWS_SCHEMA)
     ids = pl.concat([given[c.EVENT_ID], on_rows[c.EVENT_ID]]).unique(maintain_order=True)

@@ -33,11 +33,9 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.choices import PeriodBy
+from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ATTRIBUTE_TYPES
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
-from elo_batch.inputs.eventcells import TYPES
-from elo_batch.inputs.gamerules import CANONICAL_SCHEMA
-from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.events import CLOSING_DAYS
 
 #: How an event's period was decided (``events[w.SOURCE]``): by its games' dates (as without
@@ -269,7 +267,11 @@ def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> p
     else:
         events = events.with_columns(pl.lit(None, pl.String).alias(c.PERIOD), pl.lit(BY_DATE, pl.UInt8).alias(w.SOURCE))
     return events.select(
-        c.EVENT_ID, *TYPES, c.PERIOD, w.SOURCE, pl.col(c.EVENT_START).dt.strftime("%Y-%m").alias(w.START_PERIOD)
+        c.EVENT_ID,
+        *EVENT_ATTRIBUTE_TYPES,
+        c.PERIOD,
+        w.SOURCE,
+        pl.col(c.EVENT_START).dt.strftime("%Y-%m").alias(w.START_PERIOD),
     ).sort(c.EVENT_ID)
 
 

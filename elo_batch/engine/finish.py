@@ -16,14 +16,14 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import next_period
+from elo_batch.contract.names import unescape
+from elo_batch.contract.schemas import LIST_SCHEMA
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.engine.lifecycle import pool_first_ratings
 from elo_batch.engine.listchanges import one_off, standard_after
 from elo_batch.engine.prepass import ENGINE, Prepared
 from elo_batch.engine.sums import Sums
-from elo_batch.inputs.names import unescape
-from elo_batch.inputs.ratinglist import LIST_SCHEMA
 from elo_batch.rules.bands import Bands, default_bands
 from elo_batch.rules.sets import RuleSet
 
@@ -361,7 +361,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         pl.col(w.REACHED_2300_AFTER).alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
         pl.when(~was_rated & ~published).then(pl.col(w.PENDING)).alias(c.PENDING),
-        *[  # the list's own names (elo_batch.inputs.names)
+        *[  # the list's own names (elo_batch.contract.names)
             standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
             for name in extras
         ],

@@ -23,7 +23,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.inputs.validate import GamesInput
+from elo_batch.contract.tables import GamesInput
 from elo_batch.rules.sets import Compression, Raise, RuleSet
 
 
@@ -135,7 +135,7 @@ def one_off(rating: pl.Expr, rules: RuleSet, schema: pl.Schema) -> pl.Expr | Non
 def standard_after(rules: RuleSet, schema: pl.Schema) -> pl.Expr | None:
     """The new list's ``standard_rating``: the player's standard rating follows the standard list, so the
     compression of the 1 March 2024 lists applies to it as to ``rating`` (already emptied under the floor
-    of the period's rules, :func:`elo_batch.inputs.ratinglist.unrate_below_floor`).
+    of the period's rules, :func:`elo_batch.engine.listinforce.unrate_below_floor`).
 
     Args:
         rules: The period's rule set (``one_off``, ``rounding``).

@@ -29,16 +29,15 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import eventrows, listchanges, prepass
 from elo_batch.engine import schema as s
 from elo_batch.engine import sums as sums_kernel
 from elo_batch.engine.audit import audit
 from elo_batch.engine.finish import Finished, finalize
+from elo_batch.engine.listinforce import as_list_in_force, unrate_below_floor
 from elo_batch.engine.sides import Chunk, RatedSides, rate_chunk
 from elo_batch.errors import InternalError
-from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
-from elo_batch.inputs.readers import InputFile
-from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import Compression, Raise, RuleSet

@@ -32,10 +32,10 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.schemas import list_schema
+from elo_batch.contract.tables import GamesInput
 from elo_batch.engine import eventrows, upgrades
 from elo_batch.engine import schema as s
-from elo_batch.inputs.ratinglist import list_schema
-from elo_batch.inputs.validate import GamesInput
 from elo_batch.rules.sets import RuleSet
 
 Engine = Literal["in-memory", "streaming"]

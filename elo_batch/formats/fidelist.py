@@ -45,8 +45,8 @@ from elo_batch.formats import archives
 from elo_batch.formats.fidetxt import TxtStats, line_batches
 from elo_batch.formats.fidevalues import MIN_BIRTH_YEAR, SHOWN, BadValues, typed_columns
 from elo_batch.formats.fidexml import player_batches
-from elo_batch.inputs.gamesfile import spill_part, write_games
 from elo_batch.inputs.readers import unreadable
+from elo_batch.outputs.gamesfile import spill_part, write_games
 
 Kind = Literal["standard", "rapid", "blitz"]
 
@@ -143,13 +143,13 @@ def read_fide_list(path: str, *, list_kind: Kind | None = None) -> tuple[pl.Data
 def import_fide_list(path: str, out: str, *, list_kind: Kind | None = None) -> tuple[FideListReport, str]:
     """Read a list as :func:`read_fide_list` does and write it to ``out``, in bounded memory: each batch of
     players goes to a temporary Parquet file, and those are streamed into ``out`` (see
-    :func:`elo_batch.inputs.gamesfile.write_games`), which is written whole or not at all.
+    :func:`elo_batch.outputs.gamesfile.write_games`), which is written whole or not at all.
 
     Returns:
         The report, and the file written.
 
     Raises:
-        As :func:`read_fide_list` and :func:`elo_batch.inputs.gamesfile.write_games`.
+        As :func:`read_fide_list` and :func:`elo_batch.outputs.gamesfile.write_games`.
     """
     with tempfile.TemporaryDirectory(prefix="elo-batch-fidelist-") as folder:
         table, report = _open(path, list_kind, folder)

@@ -42,8 +42,8 @@ from elo_batch import working as w
 from elo_batch.choices import CsvFormulas
 from elo_batch.errors import InputDataError
 from elo_batch.formats import pgnsource
-from elo_batch.inputs.gamesfile import GAMES_SCHEMA, spill_part, write_games
 from elo_batch.inputs.readers import unreadable
+from elo_batch.outputs.gamesfile import GAMES_SCHEMA, spill_part, write_games
 
 _TAGS = (
     "Event", "Round", "Date", "EventDate", "White", "Black",
@@ -168,13 +168,13 @@ def read_pgn(paths: list[str] | tuple[str, ...]) -> tuple[pl.DataFrame, ImportRe
 def import_pgn(paths: list[str] | tuple[str, ...], out: str, *, csv_formulas: CsvFormulas = "escape") -> ImportReport:
     """Read PGN files and zip archives (as :func:`read_pgn`) and write their games table to ``out``, in
     bounded memory: each batch of games goes to a temporary Parquet file, and those are streamed into
-    ``out`` (see :func:`elo_batch.inputs.gamesfile.write_games`), which is written whole or not at all.
+    ``out`` (see :func:`elo_batch.outputs.gamesfile.write_games`), which is written whole or not at all.
 
     Returns:
         The import report (``games`` = rows written).
 
     Raises:
-        As :func:`read_pgn` and :func:`elo_batch.inputs.gamesfile.write_games`.
+        As :func:`read_pgn` and :func:`elo_batch.outputs.gamesfile.write_games`.
     """
     sources: list[str] = []
     with tempfile.TemporaryDirectory(prefix="elo-batch-pgn-") as folder:

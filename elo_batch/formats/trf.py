@@ -29,8 +29,8 @@ import polars as pl
 
 from elo_batch import working as w
 from elo_batch.errors import InputDataError
-from elo_batch.inputs.gamesfile import GAMES_SCHEMA
 from elo_batch.inputs.readers import decode_text, unreadable
+from elo_batch.outputs.gamesfile import GAMES_SCHEMA
 
 #: A rated or unplayed game result code -> the opponent's code on the other line.
 COMPLEMENT = {"1": "0", "0": "1", "=": "=", "+": "-", "-": "+", "W": "L", "L": "W", "D": "D"}

@@ -1,6 +1,6 @@
 """One games file's checks: its shape and column types, then each row to a canonical or a rejected row.
 
-A rejected row carries its column, value and reason (:data:`elo_batch.inputs.gamerules.REJECTED_SCHEMA`).
+A rejected row carries its column, value and reason (:data:`elo_batch.contract.schemas.REJECTED_SCHEMA`).
 """
 
 from __future__ import annotations
@@ -9,27 +9,23 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.names import unescape
+from elo_batch.contract.schemas import (
+    CANONICAL_SCHEMA,
+    FORFEITS,
+    INTEGER_IDS,
+    ONE_SIDED_FORFEITS,
+    REJECTED_SCHEMA,
+    RESULTS,
+    SCORES,
+)
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.byvalue import ByValue
 from elo_batch.inputs.cellbound import bound_cells, cut, long_reason, too_long
 from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
-from elo_batch.inputs.gamerules import (
-    CANONICAL_SCHEMA,
-    FORFEITS,
-    GAME_COLUMNS,
-    INTEGER_IDS,
-    NESTED,
-    ONE_SIDED_FORFEITS,
-    PERIOD_PATTERN,
-    REJECTED_SCHEMA,
-    RESULT_HINT,
-    RESULTS,
-    SCORE_HINT,
-    SCORES,
-)
-from elo_batch.inputs.names import unescape
+from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, PERIOD_PATTERN, RESULT_HINT, SCORE_HINT
 from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints
 
@@ -141,7 +137,7 @@ def check_file(
     # beside the checks, so that a row's result text is cleaned once.
     flagged = (
         table.lazy()
-        .with_row_index(w.CHECK_ROW_KEY)  # working columns beside the user's: all named __ (elo_batch.inputs.names)
+        .with_row_index(w.CHECK_ROW_KEY)  # working columns beside the user's: all named __ (elo_batch.contract.names)
         .with_columns(pl.col(w.CHECK_ROW_KEY).cast(pl.Int64), *few.indices())
         .rename(few.hidden())
         .with_columns(pl.col(untrimmed).str.strip_chars())

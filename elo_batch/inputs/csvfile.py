@@ -31,11 +31,26 @@ from elo_batch import working as w
 from elo_batch.columns import SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs import textfile
-from elo_batch.inputs.readers import SEPARATORS, _check_header_line, held_names
-from elo_batch.outputs.formulas import ID_COLUMNS, unescape, unescape_name
+from elo_batch.inputs.inputfile import held_names
+from elo_batch.storage.formulas import ID_COLUMNS, unescape, unescape_name
 
 #: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
 PYTHON_ROWS = 100_000
+
+
+#: The field separators a CSV file may use (the one its header line holds is used).
+SEPARATORS = (",", ";", "\t", "|")
+
+
+def check_header_line(text: str, path: str, *, line: int) -> None:
+    """Refuse a CSV text whose header line (``line`` of the file) is blank: the names would be read from
+    nowhere and every row would shift by one."""
+    if not re.split(r"\r\n|\r|\n", text, maxsplit=1)[0].strip():
+        raise InputDataError(
+            f"line {line} is blank: the header (the column names) must be the first line",
+            path=path,
+            hint="remove the blank line(s) above the header.",
+        )
 
 
 @dataclass(frozen=True)
@@ -44,7 +59,7 @@ class CsvTable:
 
     Attributes:
         frame: The columns read, every cell as trimmed text (empty = null), under their held names
-            (:func:`elo_batch.inputs.readers.held_names`); ``source_row``; and, when a row has more or fewer
+            (:func:`elo_batch.inputs.inputfile.held_names`); ``source_row``; and, when a row has more or fewer
             fields than the header, ``__ragged__`` (the reason).
         header: Every column's name as the file spells it (a formula escape undone), read or not.
         text: The file's size, hash and encoding.
@@ -190,7 +205,7 @@ def _header(source: str, skip: int, separator: str, path: str) -> tuple[tuple[st
     """Header names as written (a formula escape undone) and as held; unnamed columns (a trailing
     separator) are called ``column_<n>``. A quoted name may hold a line break."""
     first = _line(source, skip)
-    _check_header_line(first, path, line=2 if skip else 1)
+    check_header_line(first, path, line=2 if skip else 1)
     with _text_after(source, skip) as handle:
         odd = first.count('"') % 2  # a quoted name with a line break: the csv module reads on
         lines: Iterator[str] = handle if odd else io.StringIO(first, newline="")

@@ -22,7 +22,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.inputs.gamerules import CANONICAL_SCHEMA, REJECTED_SCHEMA
+from elo_batch.contract.schemas import CANONICAL_SCHEMA, REJECTED_SCHEMA
 
 #: The columns that name a game (rows with the same values are one game; ``board`` null where absent).
 GAME_KEY = (c.EVENT_ID, c.ROUND, c.WHITE_ID, c.BLACK_ID, c.BOARD)

@@ -13,6 +13,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.schemas import EVENT_ATTRIBUTE_TYPES
 from elo_batch.inputs.cells import INPUT_DATES, in_date_range, is_date_type, out_of_range, text_column, usable_date
 
 #: ``event_type`` values (written in any case).
@@ -23,14 +24,6 @@ _TRUE: Final = ("true", "t", "yes", "y", "1")
 _FALSE: Final = ("false", "f", "no", "n", "0")
 #: An ISO date, a time may follow (as the games' ``date``).
 _DATE: Final = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ].*)?$"
-#: The types of the typed attributes (``period`` is text ``YYYY-MM``).
-TYPES: Final[dict[str, pl.DataType]] = {
-    c.EVENT_TYPE: pl.String(),
-    c.MATCH_GAMES: pl.Int64(),
-    c.RATE_ALL_GAMES: pl.Boolean(),
-    c.EVENT_START: pl.Date(),
-    c.EVENT_END: pl.Date(),
-}
 
 
 @dataclass(frozen=True)
@@ -57,7 +50,7 @@ def attribute(schema: pl.Schema, name: str) -> Cell:
     ['match', None, None]
     """
     if name not in schema:
-        return Cell(pl.lit(None, TYPES[name]), pl.lit(None, pl.String))
+        return Cell(pl.lit(None, EVENT_ATTRIBUTE_TYPES[name]), pl.lit(None, pl.String))
     text = text_column(schema, name).str.strip_chars()
     quoted = pl.format("'{}'", text)
     if name == c.EVENT_TYPE:
@@ -80,7 +73,9 @@ def attribute(schema: pl.Schema, name: str) -> Cell:
     else:
         value, good, reason = _date(schema, name, text)
     good = good.fill_null(False)
-    return Cell(pl.when(good).then(value).cast(TYPES[name]), pl.when(text.is_not_null() & ~good).then(reason))
+    return Cell(
+        pl.when(good).then(value).cast(EVENT_ATTRIBUTE_TYPES[name]), pl.when(text.is_not_null() & ~good).then(reason)
+    )
 
 
 def ends_before_start(start: pl.Expr, end: pl.Expr) -> pl.Expr:

@@ -13,15 +13,17 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.schemas import EVENT_ATTRIBUTE_TYPES
+from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
 from elo_batch.inputs.checkfile import check_types
-from elo_batch.inputs.eventcells import TYPES, attribute, ends_before_start
+from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamerules import PERIOD_PATTERN
-from elo_batch.inputs.readers import FrameInput, InputFile, read_frame, read_table
+from elo_batch.inputs.readers import FrameInput, read_frame, read_table
 
 #: An event as the run holds it: the attributes (null where not given) and the event's own period.
-EVENTS_SCHEMA: Final[dict[str, pl.DataType]] = {c.EVENT_ID: pl.String(), **TYPES, c.PERIOD: pl.String()}
+EVENTS_SCHEMA: Final[dict[str, pl.DataType]] = {c.EVENT_ID: pl.String(), **EVENT_ATTRIBUTE_TYPES, c.PERIOD: pl.String()}
 #: Bad rows shown in the message, when there are several.
 _HINT: Final = "fix the events file; nothing was rated."
 
@@ -59,7 +61,7 @@ def load_events(source: str | FrameInput, *, encoding: str | None = None) -> tup
         )
     check_types(frame.schema, path, list(EVENTS_SCHEMA))
     schema = frame.schema
-    cells = {name: attribute(schema, name) for name in TYPES}
+    cells = {name: attribute(schema, name) for name in EVENT_ATTRIBUTE_TYPES}
     period = text_column(schema, c.PERIOD).str.strip_chars()
     checks: list[tuple[str | None, pl.Expr]] = [
         (None, pl.col(w.RAGGED) if w.RAGGED in frame.columns else pl.lit(None, pl.String)),

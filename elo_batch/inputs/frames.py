@@ -11,8 +11,9 @@ import polars as pl
 
 from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
+from elo_batch.contract.tables import InputFile
 from elo_batch.errors import EloBatchError, InputDataError, InputMissingError
-from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
+from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, held_names
 
 
 @dataclass(frozen=True)

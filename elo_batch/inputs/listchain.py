@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from elo_batch.errors import InputDataError, InputMissingError
-from elo_batch.outputs import deltafiles, objectstore
+from elo_batch.storage import deltatables, objectstore
 
 _PARTITION = re.compile(r"period=(\d{4}-(?:0[1-9]|1[0-2]))")
 
@@ -114,7 +114,7 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
         return None, (_unchecked(Path(table), where),)
     entry = _delta_entry(read_manifest(where, period), where, period, table)
     version = entry["version"]
-    lake = deltafiles.deltalake()
+    lake = deltatables.deltalake()
     try:
         files = _period_files(lake.DeltaTable(table, version=version), period)
     except Exception as exc:  # a version whose log entries were cleaned up, a damaged log

@@ -1,4 +1,5 @@
-"""What a valid rating-list row is: the list's schema and the checks of each of its columns.
+"""What a valid rating-list row is: the checks of each of its columns (the list's schema is the
+contract's, :data:`elo_batch.contract.schemas.LIST_SCHEMA`).
 
 A bad row stops the run (exit 65), with the rows and values shown (:func:`check_list`).
 """
@@ -12,6 +13,8 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.names import unescape
+from elo_batch.contract.schemas import LIST_SCHEMA, PERIOD_OUTPUT, ids_type, list_schema
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import (
     SHOWN_ROWS,
@@ -23,31 +26,9 @@ from elo_batch.inputs.cells import (
     text_column,
 )
 from elo_batch.inputs.checkfile import check_types
-from elo_batch.inputs.gamerules import DECIMAL_NUMBER, INTEGER_IDS, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
-from elo_batch.inputs.names import unescape
+from elo_batch.inputs.gamerules import DECIMAL_NUMBER, THOUSANDS_REASON, THOUSANDS_SEPARATED, WHOLE_NUMBER
 from elo_batch.inputs.text import column_hints
 from elo_batch.rules.bounds import RATING_RANGE, birth_year_out_of_range, k_out_of_range, rating_out_of_range
-
-#: Typed list columns the engine reads. ``player_id`` is text, or Int64 when the list's id column is
-#: an integer one (:data:`INTEGER_IDS`); see :func:`list_schema`.
-LIST_SCHEMA: dict[str, pl.DataType] = {
-    c.PLAYER_ID: pl.String(),
-    c.RATING: pl.Float64(),
-    c.K: pl.Int64(),
-    c.BIRTH_YEAR: pl.Int64(),
-    c.GAMES_TOTAL: pl.Int64(),
-    c.REACHED_2400: pl.Boolean(),
-    c.REACHED_2300: pl.Boolean(),
-    c.PENDING: pl.String(),
-}
-
-
-#: Columns of an earlier run's output that describe its own period; not carried forward.
-PERIOD_OUTPUT = (
-    c.PERIOD, c.RATING_BEFORE, c.CHANGE, c.K_USED, c.GAMES, c.SCORE, c.EXPECTED_SCORE, c.STATUS,
-    c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.ADJUSTMENT, c.BAND,
-)  # fmt: skip
-
 
 #: Most rated games a list may give a player (a count above it is a damaged cell, not a career).
 MAX_GAMES_TOTAL = 1_000_000
@@ -57,11 +38,6 @@ _TRUE = ("true", "t", "yes", "y", "1")
 
 
 _FALSE = ("false", "f", "no", "n", "0")
-
-
-def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
-    """:data:`LIST_SCHEMA` with ``player_id`` of ``id_type`` (pl.String or pl.Int64)."""
-    return {**LIST_SCHEMA, c.PLAYER_ID: id_type}
 
 
 def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, ...] = ()) -> pl.DataFrame:
@@ -220,11 +196,6 @@ def _refuse_bad_rows(
 
 def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
     return lambda: pl.col(name).is_not_null() & ~in_date_range(pl.col(name), frame.schema[name])
-
-
-def ids_type(schema: pl.Schema) -> pl.DataType:
-    """Int64 for an integer id column (ids keep their type through to the outputs), else text."""
-    return pl.Int64() if schema.get(c.PLAYER_ID) in INTEGER_IDS else pl.String()
 
 
 def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:

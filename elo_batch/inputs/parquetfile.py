@@ -15,8 +15,9 @@ import polars as pl
 
 from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
+from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
-from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names, normalise_names
+from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, held_names, normalise_names
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.paths import unreadable
 

@@ -3,7 +3,7 @@
 Every table comes back with its header names normalised (trimmed, lower case, spaces and dashes as
 underscores) and two extra columns: ``source_file`` (the path as given) and ``source_row`` (1-based data
 row, header not counted). A file's own column named like those, or like a working column (``__...``),
-is held under an escaped name (``~source_row``, see :mod:`elo_batch.inputs.names`). CSV cells are read as
+is held under an escaped name (``~source_row``, see :mod:`elo_batch.contract.names`). CSV cells are read as
 text, so that ids keep leading zeros and every value can be checked before it is used; Parquet columns
 keep their types (text trimmed, unless the caller asks for it as written). A frame given in memory
 (:class:`FrameInput`, the Python API) becomes the same table as a Parquet file of its columns would:
@@ -12,35 +12,33 @@ keep their types (text trimmed, unless the caller asks for it as written). A fra
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 import polars as pl
 
 from elo_batch import working as w
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
-from elo_batch.errors import InputDataError
+from elo_batch.contract.tables import InputFile
 from elo_batch.inputs.encoding import check_encoding as check_encoding
 from elo_batch.inputs.encoding import decode_text as decode_text
 from elo_batch.inputs.frames import FrameInput, frame_columns, frame_plan, running
 from elo_batch.inputs.frames import frame_rows as frame_rows
 from elo_batch.inputs.frames import read_frame as read_frame
-from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, InputFile, held_names
+from elo_batch.inputs.inputfile import DICTIONARY_AS_TEXT, held_names
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.parquetfile import PARQUET_ERRORS, file_digest, not_parquet, parquet_whole_rows, read_parquet_file
 from elo_batch.inputs.parquetfile import reading as reading
 from elo_batch.inputs.paths import CSV_SUFFIXES as CSV_SUFFIXES
 from elo_batch.inputs.paths import PARQUET_SUFFIXES, unreadable
 from elo_batch.inputs.paths import expand_paths as expand_paths
+from elo_batch.inputs.textfile import EMPTY, no_header
 
 #: The names above that live in the modules the readers are made of, kept importable from here.
 __all__ = [
-    "CSV_SUFFIXES", "EMPTY", "GZIP_FLOOR", "GZIP_MAGIC", "GZIP_RATIO", "PARQUET_ERRORS", "PARQUET_SUFFIXES",
-    "SEPARATORS", "FrameInput", "InputFile", "check_encoding", "decode_text", "expand_paths", "frame_rows",
+    "CSV_SUFFIXES", "PARQUET_ERRORS", "PARQUET_SUFFIXES",
+    "FrameInput", "check_encoding", "decode_text", "expand_paths", "frame_rows",
     "held_names", "read_frame", "read_rows", "read_table", "reading", "scan_table", "unreadable",
 ]  # fmt: skip
-
-SEPARATORS = (",", ";", "\t", "|")
 
 
 def read_table(
@@ -61,7 +59,7 @@ def read_table(
     - an Excel ``sep=;`` first line names the separator; a blank first line (where the header should
       be) is refused (exit 65);
     - a gzip-compressed file (``games.csv.gz``) is read as the table it holds, inflated in a stream
-      to a temporary file, up to :data:`GZIP_RATIO` times its size;
+      to a temporary file, up to :data:`~elo_batch.inputs.textfile.GZIP_RATIO` times its size;
     - a CSV file is never held whole as bytes or text (see :mod:`elo_batch.inputs.csvfile`).
 
     Args:
@@ -100,7 +98,7 @@ def read_table(
         with textfile.stored(path) as stored:  # a gzip file: what it holds, in a temporary file
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
                 if not stored.nonblank:
-                    raise _no_header(path, "the file holds only blank lines" if stored.content_size else EMPTY)
+                    raise no_header(path, "the file holds only blank lines" if stored.content_size else EMPTY)
                 return read_parquet_file(path, trim, columns, stored)
             table = csvfile.read_csv_file(stored, encoding, columns)  # never whole in memory as bytes or text
     except OSError as exc:
@@ -111,30 +109,6 @@ def read_table(
         header=table.header,
     )  # fmt: skip
     return frame, info
-
-
-#: What a file of no bytes is told.
-EMPTY = "the file is empty (0 bytes)"
-
-
-#: First bytes of a gzip stream.
-GZIP_MAGIC = b"\x1f\x8b"
-#: A gzip-compressed input may inflate to this many times its size (past :data:`GZIP_FLOOR`); more is
-#: refused as a likely decompression bomb (a CSV export compresses 5 to 20 times).
-GZIP_RATIO = 100
-#: Inflated bytes any gzip-compressed input may reach, whatever its ratio.
-GZIP_FLOOR = 64 * 2**20
-
-
-def _check_header_line(text: str, path: str, *, line: int) -> None:
-    """Refuse a CSV text whose header line (``line`` of the file) is blank: the names would be read from
-    nowhere and every row would shift by one."""
-    if not re.split(r"\r\n|\r|\n", text, maxsplit=1)[0].strip():
-        raise InputDataError(
-            f"line {line} is blank: the header (the column names) must be the first line",
-            path=path,
-            hint="remove the blank line(s) above the header.",
-        )
 
 
 def read_rows(
@@ -212,12 +186,3 @@ def scan_table(path: str, *, encoding: str | None = None, trim: bool = True) -> 
         .drop(w.ROW_NUMBER)
     )
     return frame, InputFile(path, size, digest, rows, "parquet", None, header=tuple(columns))
-
-
-def _no_header(path: str, what: str) -> InputDataError:
-    return InputDataError(
-        what,
-        path=path,
-        hint="a CSV file needs at least its header line (a month with no games, or a list with no players, "
-        "is the header alone); was the export interrupted?",
-    )

@@ -21,11 +21,12 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputMissingError, UsageError, option
 from elo_batch.inputs import listchain
 from elo_batch.inputs.ratinglist import load_rating_list
-from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.outputs import deltafiles, objectstore
+from elo_batch.inputs.readers import FrameInput
+from elo_batch.storage import deltatables, objectstore
 
 _PERIOD = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
 
@@ -34,7 +35,7 @@ def applies(ratings: object, ratings_period: str | None) -> bool:
     """True when the list is a period of a ratings table: ``ratings_period`` is given, or ``ratings`` is
     a Delta table or a folder of hive partitions (:func:`is_hive`)."""
     return ratings_period is not None or (
-        isinstance(ratings, str) and (deltafiles.is_table(ratings) or is_hive(ratings))
+        isinstance(ratings, str) and (deltatables.is_table(ratings) or is_hive(ratings))
     )
 
 
@@ -72,7 +73,7 @@ def check(ratings: object, ratings_period: str | None, periods: Sequence[str]) -
                 hint=f"give {option('ratings')} the folder of a ratings table elo-batch wrote (OUT/ratings), or "
                 f"leave out {option('ratings_period')} to read a list file.",
             )
-    if isinstance(ratings, str) and deltafiles.is_table(ratings):
+    if isinstance(ratings, str) and deltatables.is_table(ratings):
         _lake()
         if ratings_period is None and not periods:
             raise UsageError(
@@ -121,7 +122,7 @@ def load(
     """
     check(ratings, ratings_period, periods)
     period = ratings_period or previous_month(periods[0])  # periods is not empty without one: check()
-    if not deltafiles.is_table(ratings):
+    if not deltatables.is_table(ratings):
         local = not objectstore.is_object_store(ratings)
         folder = str(Path(ratings) / f"period={period}") if local else f"{ratings.rstrip('/')}/period={period}"
         if local and not Path(folder).is_dir():
@@ -166,7 +167,7 @@ def read_period(path: str, period: str, version: int | None = None) -> tuple[pl.
         table = lake.DeltaTable(location, version=version)
     except Exception as exc:  # TableNotFoundError, an unreadable log
         raise InputMissingError(f"cannot read the Delta table ({exc})", path=path) from exc
-    written = deltafiles.own_commit(table, lambda meta: meta.get(c.PERIOD) == period, upto=version)
+    written = deltatables.own_commit(table, lambda meta: meta.get(c.PERIOD) == period, upto=version)
     rows = pl.scan_delta(table).filter(pl.col(c.PERIOD) == period)
     names = written[1].get("columns") if written else None
     if isinstance(names, list):
@@ -199,8 +200,8 @@ def delta_periods(path: str) -> list[tuple[str, pl.DataFrame]]:
 
 def _lake() -> Any:
     try:
-        return deltafiles.deltalake()
+        return deltatables.deltalake()
     except UsageError as exc:
         raise UsageError(
-            "reading a Delta table needs the deltalake package", option="ratings", hint=deltafiles.HINT
+            "reading a Delta table needs the deltalake package", option="ratings", hint=deltatables.HINT
         ) from exc

@@ -2,10 +2,10 @@
 copy; nothing held whole.
 
 Each pass reads the file a block at a time (:data:`BLOCK`). A gzip-compressed file is inflated once, in
-a stream, into a temporary file (up to the limits of :mod:`elo_batch.inputs.readers`: ``GZIP_RATIO`` times its
-size, at least ``GZIP_FLOOR``), which the other passes read. The encoding rules, and their messages,
-are those of :func:`elo_batch.inputs.encoding.detect`, which :func:`~elo_batch.inputs.encoding.decode_text`
-uses for bytes already in memory.
+a stream, into a temporary file (up to :data:`GZIP_RATIO` times its size, at least :data:`GZIP_FLOOR`),
+which the other passes read. The encoding rules, and their messages, are those of
+:func:`elo_batch.inputs.encoding.detect`, which :func:`~elo_batch.inputs.encoding.decode_text` uses for
+bytes already in memory.
 """
 
 from __future__ import annotations
@@ -22,14 +22,39 @@ from dataclasses import dataclass
 from typing import IO
 
 from elo_batch.errors import InputDataError
-from elo_batch.inputs import readers
 from elo_batch.inputs.encoding import UTF8_SEQUENCE, BadByte, detect
-from elo_batch.inputs.readers import EMPTY, GZIP_MAGIC, _no_header
 
 #: Bytes read at a time.
 BLOCK = 1 << 22
 #: A character no text file holds, used as the separator to read whole lines.
 UNIT_SEPARATOR = "\x1f"
+
+
+#: What a file of no bytes is told.
+EMPTY = "the file is empty (0 bytes)"
+
+
+#: First bytes of a gzip stream.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+#: A gzip-compressed input may inflate to this many times its size (past :data:`GZIP_FLOOR`); more is
+#: refused as a likely decompression bomb (a CSV export compresses 5 to 20 times).
+GZIP_RATIO = 100
+
+
+#: Inflated bytes any gzip-compressed input may reach, whatever its ratio.
+GZIP_FLOOR = 64 * 2**20
+
+
+def no_header(path: str, what: str) -> InputDataError:
+    """The error of a CSV file without a header line (``what``: empty, or only blank lines)."""
+    return InputDataError(
+        what,
+        path=path,
+        hint="a CSV file needs at least its header line (a month with no games, or a list with no players, "
+        "is the header alone); was the export interrupted?",
+    )
 
 
 @dataclass(frozen=True)
@@ -91,7 +116,7 @@ def _inflate(path: str, size: int, out: IO[bytes]) -> tuple[int, bytes, bool]:
         InputDataError: not a readable gzip stream, or more than the limit inflated (refused then:
             no more is inflated).
     """
-    floor, ratio = readers.GZIP_FLOOR, readers.GZIP_RATIO  # read here: a test may lower them
+    floor, ratio = GZIP_FLOOR, GZIP_RATIO  # read here: a test may lower them
     limit = max(floor, ratio * size)
     total, head, nonblank = 0, b"", False
     with gzip.open(path, "rb") as stream:
@@ -176,10 +201,10 @@ def check(file: Stored, forced: str | None) -> TextFile:
     """
     path = file.path
     if not file.nonblank:
-        raise _no_header(path, EMPTY if file.content_size == 0 else "the file holds only blank lines")
+        raise no_header(path, EMPTY if file.content_size == 0 else "the file holds only blank lines")
     codec, skip, found = _encoding(file.source, path, file.head, forced)
     if not found.text:
-        raise _no_header(path, "the file holds only blank lines")
+        raise no_header(path, "the file holds only blank lines")
     return TextFile(file.size, file.sha256, codec, skip, found, file.source)
 
 

@@ -8,31 +8,27 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.names import READER_COLUMNS, escape
+from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.inputs.cellbound import cut
 from elo_batch.inputs.checkfile import check_file, raw_json
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
-from elo_batch.inputs.gamerules import CANONICAL_SCHEMA as CANONICAL_SCHEMA
-from elo_batch.inputs.gamerules import EVENT_ROWS_SCHEMA as EVENT_ROWS_SCHEMA
 from elo_batch.inputs.gamerules import GAME_COLUMNS
-from elo_batch.inputs.gamerules import REJECTED_SCHEMA as REJECTED_SCHEMA
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
-from elo_batch.inputs.names import READER_COLUMNS, escape
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
     FrameInput,
-    InputFile,
     expand_paths,
     frame_rows,
     read_frame,
@@ -43,55 +39,7 @@ from elo_batch.inputs.readers import (
 )
 
 if TYPE_CHECKING:
-    from elo_batch.engine.events import EventFacts
-
-
-@dataclass(frozen=True)
-class GamesInput:
-    """All game rows of a run, checked.
-
-    Attributes:
-        rows: Valid rows in ``CANONICAL_SCHEMA``, in input order: in memory, or a lazy plan that reads
-            and checks the files again each time it runs (inputs larger than memory; see
-            :func:`load_games`). ``white_id`` and ``black_id`` are Int64 when every file has integer
-            player ids (:data:`INTEGER_IDS`), else text; ``game_id`` likewise (files without it aside).
-        rejected: Rejected rows in ``REJECTED_SCHEMA``, in input order.
-        files: What was read, file by file.
-        period_rows: Rows of ``rows`` by period.
-        absent: Canonical columns no input file has (null in every row), such as ``event_id``.
-        event_rows: The event attributes given on game rows that have an ``event_id`` (in files with an
-            event column or ``period``), ``EVENT_ROWS_SCHEMA``; None when no file has them.
-        events: The run's event facts, once worked out (:func:`elo_batch.engine.events.settle`).
-    """
-
-    rows: pl.DataFrame | pl.LazyFrame
-    rejected: pl.DataFrame
-    files: tuple[InputFile, ...]
-    period_rows: dict[str, int]
-    absent: frozenset[str] = frozenset()
-    event_rows: pl.DataFrame | None = None
-    events: EventFacts | None = None
-
-    @property
-    def id_type(self) -> pl.DataType:
-        """The type of the player ids in ``rows``: pl.Int64 or pl.String."""
-        return self.rows.collect_schema()[c.WHITE_ID]
-
-    @property
-    def rows_read(self) -> int:
-        """Data rows read over all files."""
-        return sum(f.rows for f in self.files)
-
-    def source_file(self, row_key: pl.Expr) -> pl.Expr:
-        """The ``source_file`` of rows, from their ``row_key``: the files' rows hold consecutive row keys,
-        file after file (see :func:`load_games`). A Categorical of the files' paths (text written
-        dictionary-encoded)."""
-        names = list(dict.fromkeys(f.source_file for f in self.files))
-        paths = pl.Series([f.source_file for f in self.files], dtype=pl.Categorical)
-        if len(names) <= 1:
-            return pl.lit(paths[0] if len(paths) else None, paths.dtype)
-        starts = pl.Series(list(itertools.accumulate((f.rows for f in self.files[:-1]), initial=0)), dtype=pl.Int64)
-        return pl.lit(paths).gather(pl.lit(starts).search_sorted(row_key, side="right").cast(pl.Int64) - 1)
+    pass
 
 
 def load_games(

@@ -41,22 +41,13 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import interrupts
 from elo_batch.errors import OutputError, UsageError, option
-from elo_batch.outputs import atomic, objectstore, outlock
+from elo_batch.outputs import atomic, outlock
 from elo_batch.outputs.atomic import FolderSwap
-from elo_batch.outputs.deltafiles import (
-    HINT,
-    KEY,
-    Plan,
-    check_format,
-    commit,
-    deltalake,
-    is_month,
-    is_table,
-    own_commit,
-    plan,
-)
+from elo_batch.outputs.deltafiles import Plan, check_format, commit, plan
 from elo_batch.outputs.deltalog import open_table, repair_hint
 from elo_batch.outputs.writers import Companion
+from elo_batch.storage import objectstore
+from elo_batch.storage.deltatables import HINT, KEY, deltalake, is_month, is_table, own_commit
 
 #: The tables, in the order a period commits them (the manifest file comes after them).
 ORDER = ("rejected", "audit", "ratings")

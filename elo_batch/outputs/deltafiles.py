@@ -25,9 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import re
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,14 +33,11 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.errors import OutputError, UsageError, option
-from elo_batch.outputs import objectstore
+from elo_batch.errors import OutputError, option
 from elo_batch.outputs.deltalog import open_table
 from elo_batch.outputs.encode import PARQUET, ROW_GROUP_ROWS, incomplete, no_room, os_error
+from elo_batch.storage.deltatables import KEY, deltalake, is_month, is_table, own_commit
 
-#: The key of elo-batch's record in a commit's info (``commit_properties.custom_metadata``).
-KEY = "elo_batch"
-HINT = "install elo-batch with Delta Lake support: pip install 'elo-batch[delta]'."
 _IDS = (c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID)
 _INTEGER = ("byte", "short", "integer", "long")
 _SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
@@ -51,40 +46,6 @@ _SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
 #: Column statistics recorded for data skipping: those exact in a Parquet footer (no float: NaN).
 _STATS = ("byte", "short", "integer", "long", "date", "string")
 _STRING_STATS = 32  # longer min/max strings are left out (Spark's stats truncate there)
-_MONTH = re.compile(r"\d{4}-(0[1-9]|1[0-2])")
-_RECENT = 24  # commits read first when looking for elo-batch's newest: two years of monthly runs
-
-
-def deltalake() -> Any:
-    """The ``deltalake`` module.
-
-    Raises:
-        UsageError: it is not installed (the hint names the extra).
-    """
-    try:
-        import deltalake
-    except ImportError as exc:
-        raise UsageError(
-            f"{option('table_format', 'delta')} needs the deltalake package", option="table_format", hint=HINT
-        ) from exc
-    return deltalake
-
-
-def is_month(period: object) -> bool:
-    """Whether ``period`` is a month of play, ``YYYY-MM``: the only partition values elo-batch reads or writes.
-
-    >>> is_month("2025-10"), is_month("../x"), is_month("2025-13")
-    (True, False, False)
-    """
-    return isinstance(period, str) and _MONTH.fullmatch(period) is not None
-
-
-def is_table(path: str | Path) -> bool:
-    """True when ``path`` (a folder or a ``file:`` URL) is a Delta table: it has a ``_delta_log`` folder."""
-    location = str(path)
-    if objectstore.is_object_store(location):
-        return False
-    return (Path(objectstore.local_path(location)) / "_delta_log").is_dir()
 
 
 #: The table folders whose format :func:`check_format` checks.
@@ -329,30 +290,6 @@ def _arrow_kind(arrow_type: Any) -> str | None:
 
 def _json(value: Any) -> Any:
     return value.isoformat() if isinstance(value, dt.date) else value
-
-
-def own_commit(
-    table: Any, wanted: Callable[[dict[str, Any]], bool] = lambda record: True, *, upto: int | None = None
-) -> tuple[int, dict[str, Any], dict[str, Any]] | None:
-    """The newest commit of ``table`` (a DeltaTable; up to version ``upto``) written by elo-batch whose
-    record ``wanted`` accepts: (version, elo-batch's record, the whole commit info), or None. Other
-    writers' commits (``OPTIMIZE``, ``VACUUM``), and a record whose period is not a month (elo-batch never
-    writes one), are passed over. The newest commits are read first,
-    the whole history only when they do not hold it."""
-    for limit in (_RECENT, None):
-        history = table.history(limit)
-        for entry in sorted(history, key=lambda entry: -int(entry.get("version", -1))):
-            if upto is not None and int(entry.get("version", -1)) > upto:
-                continue
-            try:
-                record = json.loads(entry[KEY]) if KEY in entry else None
-            except (TypeError, ValueError):
-                record = None
-            if isinstance(record, dict) and is_month(record.get(c.PERIOD)) and wanted(record):
-                return int(entry["version"]), record, entry
-        if limit is not None and len(history) < limit:
-            break  # that was the whole history
-    return None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -13,7 +13,7 @@ from typing import IO, Any
 import polars as pl
 
 from elo_batch.choices import CsvFormulas, Format
-from elo_batch.outputs.formulas import neutralise
+from elo_batch.storage.formulas import neutralise
 
 try:
     import resource
@@ -62,7 +62,7 @@ def write_table(
         target: A path or a binary file object.
         fmt: ``csv`` or ``parquet``.
         csv_formulas: ``escape``: CSV text cells that a spreadsheet would run as a formula get a
-            leading quote (see :mod:`elo_batch.outputs.formulas`); ``keep``: written as they are.
+            leading quote (see :mod:`elo_batch.storage.formulas`); ``keep``: written as they are.
 
     Returns:
         The rows written.

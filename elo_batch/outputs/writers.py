@@ -28,10 +28,11 @@ import polars as pl
 
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError, option
-from elo_batch.outputs import objectstore, outlock
+from elo_batch.outputs import outlock, storewriter
 from elo_batch.outputs.atomic import FolderSwap
 from elo_batch.outputs.deltafiles import check_format
 from elo_batch.outputs.encode import write_table
+from elo_batch.storage import objectstore
 
 TABLES = ("ratings", "audit", "rejected")
 
@@ -115,10 +116,10 @@ def write_period(
         period: Month of play, ``YYYY-MM``.
         tables: ``ratings``, ``audit`` and ``rejected`` frames (a lazy one is streamed to its file).
         manifest: JSON-serialisable record of the run; the written files are added under ``outputs``
-            (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.outputs.objectstore` does).
+            (paths) and ``objects`` (size, sha256 and rows of each, as :mod:`elo_batch.storage.objectstore` does).
         fmt: ``parquet`` or ``csv`` (see :mod:`elo_batch.outputs.encode`).
         csv_formulas: ``escape`` text cells a spreadsheet would run as formulas, or ``keep`` them
-            (see :mod:`elo_batch.outputs.formulas`; CSV only).
+            (see :mod:`elo_batch.storage.formulas`; CSV only).
         companion: Another sink of the same period that commits together with the partitions of
             a folder (see :class:`Companion`); not with an object store.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (none is waited
@@ -139,7 +140,7 @@ def write_period(
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         if companion is not None:
             raise ValueError("an object store has no commit to share with a companion")
-        return objectstore.write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
+        return storewriter.write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
     out = objectstore.local_path(out)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}

@@ -16,16 +16,17 @@ from typing import TYPE_CHECKING, Any, Literal, Unpack
 
 import polars as pl
 
-from elo_batch import api, apiargs, guards, sanity
+from elo_batch import guards, rated, sanity, sources
 from elo_batch.config import CHUNK_ROWS, RunConfig
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
-from elo_batch.inputs.readers import FrameInput, InputFile
-from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
+from elo_batch.inputs.readers import FrameInput
+from elo_batch.options import FIELDS, NOT_GIVEN, NotGiven, RunOptions, given
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
 from elo_batch.runinputs import check_strict, input_warnings, run_bands
@@ -35,6 +36,9 @@ from elo_batch.spark._period import rate_periods as rate_spark_periods
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from elo_batch.apiargs import Options
+    from elo_batch.sources import Source
 
 
 @dataclass(frozen=True, eq=False)
@@ -64,7 +68,7 @@ class SparkPeriodResult:
     counts: Counts
     warnings: tuple[str, ...]
     audit_rows: int
-    local: api.PeriodResult
+    local: rated.PeriodResult
     _games: SparkGames = field(repr=False)
 
     def unpersist(self) -> None:
@@ -77,9 +81,9 @@ def rate_period(
     games: DataFrame,
     *,
     period: str,
-    ratings: DataFrame | api.Source | NotGiven | None = NOT_GIVEN,
+    ratings: DataFrame | Source | NotGiven | None = NOT_GIVEN,
     options: RunOptions | None = None,
-    **keywords: Unpack[api.Options],
+    **keywords: Unpack[Options],
 ) -> SparkPeriodResult:
     """Rate one month of play on Spark: :func:`elo_batch.rate_period` for a Spark frame of games.
 
@@ -108,7 +112,7 @@ def rate_period(
         InputDataError: an input cannot be rated as given (as :func:`elo_batch.rate_period`).
     """
     chosen = _options("elo_batch.spark.rate_period", options, keywords)
-    config = chosen.config(apiargs.given(period, "period"))
+    config = chosen.config(given(period, "period"))
     if len(config.periods) != 1:
         raise UsageError(
             f"{period!r} is a range of periods", option="period", hint="give one month YYYY-MM, or use rate_periods()."
@@ -120,9 +124,9 @@ def rate_periods(
     games: DataFrame,
     *,
     periods: str,
-    ratings: DataFrame | api.Source | NotGiven | None = NOT_GIVEN,
+    ratings: DataFrame | Source | NotGiven | None = NOT_GIVEN,
     options: RunOptions | None = None,
-    **keywords: Unpack[api.Options],
+    **keywords: Unpack[Options],
 ) -> Iterator[SparkPeriodResult]:
     """Rate a range of months on Spark, each from the list the previous month produced
     (:func:`elo_batch.rate_periods` for a Spark frame of games).
@@ -141,7 +145,7 @@ def rate_periods(
         As :func:`rate_period`.
     """
     chosen = _options("elo_batch.spark.rate_periods", options, keywords)
-    return _rate(games, ratings, chosen.config(apiargs.given(periods, "periods"), name="periods"), chosen)
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)
 
 
 def write_period(
@@ -159,11 +163,11 @@ def write_period(
     Raises:
         As :func:`elo_batch.write_period`.
     """
-    return api.write_period(result.local, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
+    return rated.write(result.local, out, format=format, csv_formulas=csv_formulas, table_format=table_format)
 
 
 def _options(function: str, options: RunOptions | None, keywords: Mapping[str, object]) -> RunOptions:
-    """The options of a call (see :func:`elo_batch.apiargs.run_options`), refusing first what the Spark
+    """The options of a call (see :meth:`elo_batch.options.RunOptions.of`), refusing first what the Spark
     engine cannot do, naming the option.
 
     Raises:
@@ -176,7 +180,7 @@ def _options(function: str, options: RunOptions | None, keywords: Mapping[str, o
             option="chunk_rows",
             hint="leave it out; repartition the games frame to change the chunks.",
         )
-    return apiargs.run_options(function, options, keywords, leave_out=("chunk_rows",))
+    return RunOptions.of(function, options, keywords, tuple(name for name in FIELDS if name != "chunk_rows"))
 
 
 def require_spark() -> None:
@@ -194,7 +198,7 @@ def require_spark() -> None:
 
 
 def _rate(
-    games: DataFrame, ratings: DataFrame | api.Source | NotGiven | None, config: RunConfig, options: RunOptions
+    games: DataFrame, ratings: DataFrame | Source | NotGiven | None, config: RunConfig, options: RunOptions
 ) -> Iterator[SparkPeriodResult]:
     """Check the list, the rule sets and the games now; rate the periods as the iterator is advanced."""
     require_spark()
@@ -219,9 +223,9 @@ def _rate(
         loaded, rating_list, list_info, config, alike=lambda periods: alike_rows(checked, periods)
     )
     check_strict(loaded, config)
-    if rating_list is None and not apiargs.ratings_none(ratings):
+    if rating_list is None and not sources.ratings_none(ratings):
         guards.check_rating_source(config.periods, lambda: checked.game_ratings_in(config.periods))
-    inputs = api.RunInputs(loaded.files, list_info, config, encoding, started)
+    inputs = rated.RunInputs(loaded.files, list_info, config, encoding, started)
     return _periods(games.sparkSession, checked, rating_list, config, notes, inputs, bands)
 
 
@@ -231,13 +235,13 @@ def _periods(
     rating_list: pl.DataFrame | None,
     config: RunConfig,
     notes: tuple[str, ...],
-    inputs: api.RunInputs,
+    inputs: rated.RunInputs,
     bands: Bands,
 ) -> Iterator[SparkPeriodResult]:
     for done in rate_spark_periods(checked, rating_list, config, bands=bands):
         result = done.result
         warnings = notes + result.warnings + sanity.period_notes(result, list_given=rating_list is not None)
-        local = api.PeriodResult(
+        local = rated.PeriodResult(
             result.period, result.rule_set, result.ratings, result.audit, result.rejected, result.counts, warnings,
             result.audit_rows, inputs, result,
         )  # fmt: skip
@@ -256,7 +260,7 @@ def _periods(
 
 
 def _load_list(
-    ratings: DataFrame | api.Source | NotGiven | None,
+    ratings: DataFrame | Source | NotGiven | None,
     fractional: bool,
     encoding: str | None,
     config: RunConfig,
@@ -270,7 +274,7 @@ def _load_list(
     if _is_spark(ratings):
         source = FrameInput(_arrow.from_spark(ratings), None, "ratings")  # type: ignore[arg-type]
     else:
-        source = apiargs.list_source(ratings)  # type: ignore[arg-type]
+        source = sources.list_source(ratings)  # type: ignore[arg-type]
     if isinstance(source, str) and tablelist.applies(source, ratings_period):
         rating_list, list_info = tablelist.load(
             source, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
@@ -290,7 +294,7 @@ def _load_events(events: object, encoding: str | None) -> tuple[pl.DataFrame | N
     if _is_spark(events):
         source = FrameInput(_arrow.from_spark(events), None, "events")  # type: ignore[arg-type]
     else:
-        source = apiargs.events_source(events)
+        source = sources.events_source(events)
     assert source is not None
     return load_events(source, encoding=encoding)
 

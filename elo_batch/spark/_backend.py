@@ -19,10 +19,10 @@ import polars as pl
 
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import PeriodResult
 from elo_batch.errors import InternalError, UsageError, option
-from elo_batch.inputs.readers import FrameInput, InputFile, expand_paths
-from elo_batch.inputs.validate import GamesInput
+from elo_batch.inputs.readers import FrameInput, expand_paths
 from elo_batch.rules.bands import Bands
 from elo_batch.sanity import Alike
 from elo_batch.spark import _events

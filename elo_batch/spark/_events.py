@@ -22,8 +22,8 @@ import pyarrow as pa
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.choices import PeriodBy
+from elo_batch.contract.tables import InputFile
 from elo_batch.engine import events as ev
-from elo_batch.inputs.readers import InputFile
 from elo_batch.spark import _arrow
 from elo_batch.spark._check import SparkGames
 

@@ -2,7 +2,7 @@
 
 The steps of :func:`elo_batch.engine.period.rate_period`, each where it scales:
 
-1. the list in force on the driver: the floor (:func:`~elo_batch.inputs.ratinglist.unrate_below_floor`)
+1. the list in force on the driver: the floor (:func:`~elo_batch.engine.listinforce.unrate_below_floor`)
    and the rapid and blitz seed (:func:`~elo_batch.engine.listchanges.seed_players`, for the players one
    Spark group-by finds);
 2. the pre-pass (:mod:`elo_batch.spark._prepass`): base ratings, the dense index, the event facts, the
@@ -35,10 +35,10 @@ from elo_batch.config import RunConfig
 from elo_batch.engine import eventrows, listchanges, sums
 from elo_batch.engine import period as local_period
 from elo_batch.engine.finish import Finished, finalize
+from elo_batch.engine.listinforce import as_list_in_force, unrate_below_floor
 from elo_batch.engine.period import PeriodResult, accounting, one_off_notes
 from elo_batch.engine.prepass import Prepared
 from elo_batch.errors import InternalError
-from elo_batch.inputs.ratinglist import as_list_in_force, unrate_below_floor
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet

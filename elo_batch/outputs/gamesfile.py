@@ -10,8 +10,8 @@ import polars as pl
 
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError, UsageError
-from elo_batch.outputs import objectstore
 from elo_batch.outputs.encode import os_error, table_bytes, write_table
+from elo_batch.storage import objectstore
 
 #: Columns of an imported games table (``elo-batch import pgn|trf``), in order. ``plies`` is PGN only.
 GAMES_SCHEMA: dict[str, pl.DataType] = {
@@ -50,7 +50,7 @@ def write_games(
             object is first streamed into a local temporary file), never whole in memory.
         out: A file path (or ``file:`` URL) or an object-store URI.
         csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
-            quote; ids and numbers never) or ``keep``; see :mod:`elo_batch.outputs.formulas`.
+            quote; ids and numbers never) or ``keep``; see :mod:`elo_batch.storage.formulas`.
         name: What the table is, in messages: ``games``, or ``list`` for a rating list.
 
     Returns:

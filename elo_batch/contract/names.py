@@ -19,6 +19,8 @@ list's pass-through columns in the new list, the ``raw`` record of a rejected ro
 
 from __future__ import annotations
 
+import re
+
 from elo_batch.columns import SOURCE_FILE, SOURCE_ROW
 from elo_batch.working import PREFIX
 
@@ -41,3 +43,9 @@ def escape(name: str) -> str:
 def unescape(name: str) -> str:
     """The user's own name of a column held as :func:`escape` made it."""
     return name[len(ESCAPE) :] if name.startswith(ESCAPE) else name
+
+
+def normalise(name: str) -> str:
+    """A column name as written, normalised: trimmed (a byte-order mark too), lower case, spaces and dashes
+    as underscores (then :func:`escape` makes it the name a table holds)."""
+    return re.sub(r"[\s\-]+", "_", name.strip().lstrip("\ufeff").strip().lower())
