@@ -10,9 +10,10 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal, Unpack
+from typing import TYPE_CHECKING, Literal, TypeGuard, Unpack, overload
 
 from elo_batch import pipeline, rated, runner
 from elo_batch.apiargs import Options, callback_arg, run_options
@@ -26,7 +27,24 @@ from elo_batch.runner import Progress, ValidationReport
 from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, path_arg, ratings_none
 from elo_batch.storage import objectstore
 
+if TYPE_CHECKING:  # pyspark is imported only by a caller that holds a Spark frame (never here)
+    from pyspark.sql import DataFrame as SparkFrame
 
+    from elo_batch.spark import SparkPeriodResult
+
+
+@overload
+def rate_period(
+    games: SparkFrame,
+    *,
+    period: str,
+    ratings: SparkFrame | Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
+) -> SparkPeriodResult: ...
+
+
+@overload
 def rate_period(
     games: Source,
     *,
@@ -34,13 +52,25 @@ def rate_period(
     ratings: Source | NotGiven | None = NOT_GIVEN,
     options: RunOptions | None = None,
     **keywords: Unpack[Options],
-) -> PeriodResult:
+) -> PeriodResult: ...
+
+
+def rate_period(
+    games: Source | SparkFrame,
+    *,
+    period: str,
+    ratings: SparkFrame | Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
+) -> PeriodResult | SparkPeriodResult:
     """Rate one month of play, as ``elo-batch run GAMES --period PERIOD [--ratings LIST]`` does.
 
     Args:
         games: The games, in either shape of the contract (``white_id, black_id, result, date`` or the
             one-sided ``player_id, opponent_rating, result``): a polars DataFrame or LazyFrame, a pyarrow
-            Table, or CSV/Parquet paths (a path, glob or folder, or a list of them).
+            Table, or CSV/Parquet paths (a path, glob or folder, or a list of them); or a Spark
+            DataFrame (classic or Connect), rated by the Spark engine, which gives Spark frames back
+            (:func:`elo_batch.spark.rate_period`). pyspark is never imported for the others.
         period: The month, ``YYYY-MM``.
         ratings: The list in force, of the same kinds. None: no list (a new rating pool): ratings from
             the game rows, players without one unrated. Not passed: as None, but a run whose game rows
@@ -69,6 +99,10 @@ def rate_period(
         >>> result.ratings.select("player_id", "rating", "change").rows()
         [('A', 2010, 10), ('B', 1990, -10)]
     """
+    if on_spark(games):
+        from elo_batch import spark
+
+        return spark.rate_period(games, period=period, ratings=ratings, options=options, **keywords)
     chosen = run_options("rate_period", options, keywords)
     config = chosen.config(given(period, "period"))
     if len(config.periods) != 1:
@@ -77,9 +111,21 @@ def rate_period(
             option="period",
             hint="give one month YYYY-MM, or rate a range with rate_periods().",
         )
-    return next(_rate(games, ratings, config, chosen))
+    return next(_rate(games, ratings, config, chosen))  # type: ignore[arg-type]
 
 
+@overload
+def rate_periods(
+    games: SparkFrame,
+    *,
+    periods: str,
+    ratings: SparkFrame | Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
+) -> Iterator[SparkPeriodResult]: ...
+
+
+@overload
 def rate_periods(
     games: Source,
     *,
@@ -87,7 +133,17 @@ def rate_periods(
     ratings: Source | NotGiven | None = NOT_GIVEN,
     options: RunOptions | None = None,
     **keywords: Unpack[Options],
-) -> Iterator[PeriodResult]:
+) -> Iterator[PeriodResult]: ...
+
+
+def rate_periods(
+    games: Source | SparkFrame,
+    *,
+    periods: str,
+    ratings: SparkFrame | Source | NotGiven | None = NOT_GIVEN,
+    options: RunOptions | None = None,
+    **keywords: Unpack[Options],
+) -> Iterator[PeriodResult] | Iterator[SparkPeriodResult]:
     """Rate a range of months in order, each from the list the previous month produced, as
     ``elo-batch run --period FIRST..LAST`` does.
 
@@ -95,8 +151,9 @@ def rate_periods(
     the iterator reaches it.
 
     Args:
-        games, ratings, options, keywords: As :func:`rate_period`; ``ratings`` is the list in force
-            before the first month.
+        games, ratings, options, keywords: As :func:`rate_period` (a Spark DataFrame of games is rated
+            by the Spark engine: :func:`elo_batch.spark.rate_periods`); ``ratings`` is the list in
+            force before the first month.
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
 
     Returns:
@@ -105,8 +162,20 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
+    if on_spark(games):
+        from elo_batch import spark
+
+        return spark.rate_periods(games, periods=periods, ratings=ratings, options=options, **keywords)
     chosen = run_options("rate_periods", options, keywords)
-    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)  # type: ignore[arg-type]
+
+
+def on_spark(games: object) -> TypeGuard[SparkFrame]:
+    """``games`` is a Spark DataFrame (classic, or Connect: both subclass ``pyspark.sql.DataFrame``),
+    looked for only where pyspark is already imported (a caller holding a Spark frame has): as narwhals
+    tells a frame's library, without importing any."""
+    frames = sys.modules.get("pyspark.sql.dataframe")
+    return frames is not None and isinstance(games, frames.DataFrame)
 
 
 def write_period(

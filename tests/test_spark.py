@@ -50,6 +50,36 @@ def test_spark_frames_hold_the_same_tables(spark) -> None:
     assert got.ratings.count() == 12 and got.rejected.count() == 0
 
 
+def test_the_public_api_rates_a_spark_frame_on_spark(spark) -> None:
+    """``elo_batch.rate_period`` given a Spark DataFrame runs the Spark engine and gives Spark frames,
+    as ``elo_batch.spark.rate_period`` does; ``rate_periods`` too."""
+    from elo_batch.spark import SparkPeriodResult
+
+    games = pl.read_csv(SAMPLE / "us-championship-2025-games.csv", infer_schema=False)
+    ratings = pl.read_csv(SAMPLE / "ratings-2025-10.csv", infer_schema=False)
+    want = elo_batch.rate_period(games, period="2025-10", ratings=ratings, rounding="game")
+
+    got = elo_batch.rate_period(spark_frame(spark, games, 3), period="2025-10", ratings=ratings, rounding="game")
+    (month,) = elo_batch.rate_periods(spark_frame(spark, games, 2), periods="2025-10", ratings=ratings, rounding="game")
+
+    assert isinstance(got, SparkPeriodResult) and isinstance(month, SparkPeriodResult)
+    assert_same(got, want)
+    assert pl.from_arrow(month.ratings.toArrow()).equals(want.ratings)
+
+
+def test_the_public_api_never_imports_pyspark_for_other_frames() -> None:
+    code = (
+        "import sys, polars as pl, elo_batch\n"
+        "games = pl.DataFrame({'white_id': ['A'], 'black_id': ['B'], 'result': ['1-0'], 'date': ['2025-11-03']})\n"
+        "elo_batch.rate_period(games, period='2025-11', ratings=None)\n"
+        "list(elo_batch.rate_periods(games, periods='2025-11', ratings=None))\n"
+        "assert not [name for name in sys.modules if name.startswith('pyspark')]\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 #: Rows of every kind, spread over partitions: bad rows, a game_id repeated exactly (in another
 #: partition) and one reused with other content, rows of another period and undated rows, a forfeit,
 #: a newcomer, ids with spaces and case to trim, a negative half to round.
