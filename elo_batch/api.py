@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeGuard, Unpack, overload
 
 from elo_batch import pipeline, rated, runner
-from elo_batch.apiargs import Options, callback_arg, run_options
+from elo_batch.apiargs import Options, callback_arg, run_options, run_sources
 from elo_batch.config import RunConfig
 from elo_batch.errors import UsageError
 from elo_batch.job import run
@@ -24,7 +24,7 @@ from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions, given
 from elo_batch.outputs import atomic, delta
 from elo_batch.rated import PeriodResult, RunInputs
 from elo_batch.runner import Progress, ValidationReport
-from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, path_arg, ratings_none
+from elo_batch.sources import Frame, Source, path_arg
 from elo_batch.storage import objectstore
 
 if TYPE_CHECKING:  # pyspark is imported only by a caller that holds a Spark frame (never here)
@@ -275,17 +275,7 @@ def validate(
     """
     chosen = run_options("validate", options, keywords, leave_out=("strict",))
     callback_arg(on_progress, "on_progress")
-    return runner.validate(
-        games_sources(games, chosen.source_name),
-        config=chosen.config(period),
-        ratings_path=list_source(ratings),
-        encoding=chosen.encoding,
-        on_progress=on_progress,
-        events_path=events_source(chosen.events),
-        ratings_period=chosen.ratings_period,
-        bands=chosen.bands_frame(),
-        ratings_none=ratings_none(ratings),
-    )
+    return runner.validate(run_sources(games, ratings, chosen), config=chosen.config(period), on_progress=on_progress)
 
 
 def _rate(
@@ -293,15 +283,7 @@ def _rate(
 ) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)
-    sources = pipeline.Sources(
-        games=games_sources(games, options.source_name),
-        ratings=list_source(ratings),
-        ratings_none=ratings_none(ratings),
-        events=events_source(options.events),
-        ratings_period=options.ratings_period,
-        encoding=options.encoding,
-        bands=options.bands_frame(),
-    )
+    sources = run_sources(games, ratings, options)
     engine = pipeline.LocalEngine()
     with runner.in_chunks(config):
         checked = pipeline.check_inputs(sources, config, engine)

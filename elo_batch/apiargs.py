@@ -15,8 +15,9 @@ import polars as pl
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.errors import UsageError, option
-from elo_batch.options import FIELDS, RunOptions
-from elo_batch.sources import Frame
+from elo_batch.options import FIELDS, NotGiven, RunOptions
+from elo_batch.pipeline import Sources
+from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, ratings_none
 
 if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
     from elo_batch.runinputs import Engine
@@ -64,6 +65,24 @@ def run_options(
     """
     allowed = tuple(name for name in OPTIONS if name not in leave_out)
     return RunOptions.of(function, options, keywords, allowed)
+
+
+def run_sources(games: Source, ratings: Source | NotGiven | None, options: RunOptions) -> Sources:
+    """Where a call's inputs are, as the pipeline reads them: ``games`` and ``ratings`` as frames or
+    paths, with the options that say how they are read.
+
+    Raises:
+        TypeError: ``games``, ``ratings`` or ``options.events`` neither a table nor paths.
+    """
+    return Sources(
+        games=games_sources(games, options.source_name),
+        ratings=list_source(ratings),
+        ratings_none=ratings_none(ratings),
+        events=events_source(options.events),
+        ratings_period=options.ratings_period,
+        encoding=options.encoding,
+        bands=options.bands_frame(),
+    )
 
 
 def callback_arg(value: object, parameter: str) -> None:

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from typing import Literal, Unpack
 
 from elo_batch import runner
-from elo_batch.apiargs import Options, callback_arg, engine_of, run_options, seconds_arg
+from elo_batch.apiargs import Options, callback_arg, engine_of, run_options, run_sources, seconds_arg
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions, given
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 from elo_batch.rated import check_output
 from elo_batch.runner import PeriodSummary, Progress
-from elo_batch.sources import Source, events_source, games_sources, list_source, path_arg, ratings_none
+from elo_batch.runoutputs import Output
+from elo_batch.sources import Source, path_arg
 
 
 def run(
@@ -85,21 +86,13 @@ def run(
     config = chosen.config(given(period, "period"))
     where = engine_of(engine, spark_master, chosen)
     return runner.run(
-        games_sources(games, chosen.source_name),
+        run_sources(games, ratings, chosen),
         config=config,
-        ratings_path=list_source(ratings),
         out=target,
-        fmt=format,
-        encoding=chosen.encoding,
+        output=Output(format=format, table_format=table_format, csv_formulas=csv_formulas, duckdb=database),
         on_period=on_period,
         on_progress=on_progress,
-        duckdb_path=database,
-        csv_formulas=csv_formulas,
         lock_timeout=timeout,
         on_lock_wait=on_lock_wait,
-        events_path=events_source(chosen.events),
-        table_format=table_format,
-        ratings_period=chosen.ratings_period,
         engine=where,
-        ratings_none=ratings_none(ratings),
     )

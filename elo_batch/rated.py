@@ -14,7 +14,7 @@ from typing import get_args
 import polars as pl
 
 from elo_batch import sanity
-from elo_batch.choices import CsvFormulas
+from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
@@ -23,7 +23,7 @@ from elo_batch.errors import UsageError
 from elo_batch.outputs import delta
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
-from elo_batch.runoutputs import write_result
+from elo_batch.runoutputs import Output, write_result
 from elo_batch.sources import path_arg
 from elo_batch.storage import objectstore
 
@@ -77,7 +77,12 @@ class RunInputs:
 
 
 def write(
-    result: PeriodResult, out: str | os.PathLike[str], *, format: str, csv_formulas: str, table_format: str
+    result: PeriodResult,
+    out: str | os.PathLike[str],
+    *,
+    format: Format,
+    csv_formulas: CsvFormulas,
+    table_format: TableFormat,
 ) -> dict[str, str]:
     """Write ``result`` under ``out`` as :func:`elo_batch.write_period` describes (its options, checked here).
 
@@ -102,12 +107,8 @@ def write(
         files=inputs.files,
         list_info=inputs.list_info,
         config=inputs.config,
-        output_options={
-            "format": format,
-            "encoding": inputs.encoding,
-            "csv_formulas": csv_formulas,
-            "table_format": table_format,
-        },
+        output=Output(format=format, table_format=table_format, csv_formulas=csv_formulas),
+        encoding=inputs.encoding,
         started=inputs.started,
         warnings=result.warnings,
         stale_periods=sanity.later_periods(target, (result.period,)),

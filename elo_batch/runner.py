@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -19,16 +19,14 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import pipeline, sanity
-from elo_batch.choices import CsvFormulas, Format
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts, PeriodResult
 from elo_batch.guards import Reason, rejected_reasons
-from elo_batch.inputs.readers import FrameInput
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
 from elo_batch.runinputs import Engine, rejected_in_run
-from elo_batch.runoutputs import write_result
+from elo_batch.runoutputs import Output, write_result
 from elo_batch.storage import objectstore
 
 #: Progress callback: (what is being done, steps done, steps in all).
@@ -110,24 +108,16 @@ class ValidationReport:
 
 @_in_chunks
 def run(
-    games_paths: Sequence[str | FrameInput],
+    sources: pipeline.Sources,
     *,
     config: RunConfig,
-    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
-    fmt: Format = "parquet",
-    encoding: str | None = None,
+    output: Output | None = None,
     on_period: Callable[[PeriodSummary], None] | None = None,
     on_progress: Progress | None = None,
-    duckdb_path: str | None = None,
-    csv_formulas: CsvFormulas = "escape",
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
-    table_format: str = "parquet",
-    ratings_period: str | None = None,
-    events_path: str | FrameInput | None = None,
     engine: Engine | None = None,
-    ratings_none: bool = False,
 ) -> list[PeriodSummary]:
     """Rate every period of ``config`` and write its partitions under ``out``.
 
@@ -142,29 +132,19 @@ def run(
     stale (``stale_periods``).
 
     Args:
-        games_paths: Game files, globs or folders (CSV or Parquet).
+        sources: The inputs (games, list, events; ``sources.ratings_none``: a run without a rating
+            source is meant, a new rating pool; else such a run is refused).
         config: The run's settings.
-        ratings_path: The list in force before the first period, or None (ratings from the games).
-        ratings_none: ``ratings_path`` None was asked for (``--ratings none``): a run without a rating
-            source is meant (a new rating pool); else such a run is refused.
         out: Output folder.
-        fmt: ``parquet`` or ``csv``.
-        encoding: Force the CSV text encoding.
+        output: How the periods are written (:class:`elo_batch.runoutputs.Output`; None: its defaults): ``delta`` tables
+            roll back first what a run killed between their commits left, said in the first period's
+            warnings.
         on_period: Called after each period is written (for logs).
         on_progress: Called before each step (reading, rating a period, writing it).
-        duckdb_path: Also load each period into this DuckDB file (tables ratings, audit, rejected),
-            after its partitions are written.
-        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading
-            quote) or ``keep``; see :mod:`elo_batch.storage.formulas`.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
-        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.outputs.delta`:
-            what a run killed between their commits left is rolled back first, and said in the
-            first period's warnings).
-        ratings_period: Take the list from this period of the ratings table ``ratings_path``
-            (:mod:`elo_batch.inputs.tablelist`).
-        events_path: The events file (one row per event_id), or None.
-        engine: Read the games and rate the periods there (the Spark engine); None: here.
+        engine: Read the games and rate the periods there (the Spark engine); None: here
+            (:class:`elo_batch.pipeline.LocalEngine`).
 
     Returns:
         One summary per period, in order.
@@ -190,71 +170,43 @@ def run(
                 )
 
         hold()  # before any input is read from out
-        tables = (table_format, ratings_period)
-        return _run(
-            games_paths,
-            config,
-            ratings_path,
-            out,
-            fmt,
-            encoding,
-            on_period,
-            on_progress,
-            duckdb_path,
-            csv_formulas,
-            hold,
-            tables,
-            events_path,
-            engine,
-            ratings_none,
-        )
+        where = engine if engine is not None else pipeline.LocalEngine()
+        chosen = output or Output()
+        return _run(sources, config=config, out=out, output=chosen, hold=hold, engine=where, on_period=on_period,
+                    on_progress=on_progress)  # fmt: skip
 
 
 def _run(
-    games_paths: Sequence[str | FrameInput],
+    sources: pipeline.Sources,
+    *,
     config: RunConfig,
-    ratings_path: str | Sequence[str] | FrameInput | None,
     out: str,
-    fmt: Format,
-    encoding: str | None,
+    output: Output,
+    hold: Callable[[], None],
+    engine: Engine,
     on_period: Callable[[PeriodSummary], None] | None,
     on_progress: Progress | None,
-    duckdb_path: str | None,
-    csv_formulas: CsvFormulas,
-    hold: Callable[[], None],
-    tables: tuple[str, str | None] = ("parquet", None),
-    events_path: str | FrameInput | None = None,
-    engine: Engine | None = None,
-    ratings_none: bool = False,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
-    table_format, ratings_period = tables
-    delta.check_out(out, table_format, fmt)
-    repaired = delta.recover(out, config.periods) if table_format == "delta" and Path(out).is_dir() else ()
-    if duckdb_path:
-        warehouse.check_available(duckdb_path)
+    delta.check_out(out, output.table_format, output.format)
+    repaired = delta.recover(out, config.periods) if output.table_format == "delta" and Path(out).is_dir() else ()
+    if output.duckdb:
+        warehouse.check_available(output.duckdb)
     if objectstore.is_object_store(out):
         objectstore.check_available(out)
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + 2 * len(config.periods)
-    progress(f"reading {len(games_paths)} input(s)", 0, total)
-    where = engine if engine is not None else pipeline.LocalEngine()
-    sources = pipeline.Sources(
-        games=games_paths,
-        ratings=ratings_path,
-        ratings_none=ratings_none,
-        events=events_path,
-        ratings_period=ratings_period,
-        encoding=encoding,
-    )
-    checked = pipeline.check_inputs(sources, config, where, out=out)
+    progress(f"reading {len(sources.games)} input(s)", 0, total)
+    checked = pipeline.check_inputs(sources, config, engine, out=out)
     checked = dataclasses.replace(checked, notes=repaired + checked.notes)
     check_writable(out)
     hold()
-    delta.check_out(out, table_format, fmt)  # again under the lock: a run of the other format may have written
+    delta.check_out(
+        out, output.table_format, output.format
+    )  # again under the lock: a run of the other format may have written
     stale = sanity.later_periods(out, config.periods)
     summaries = []
-    results = pipeline.rate(checked, config, where)
+    results = pipeline.rate(checked, config, engine)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
         result = next(results)
@@ -267,16 +219,11 @@ def _run(
             files=checked.games.files,
             list_info=checked.list_info,
             config=config,
-            output_options={
-                "format": fmt,
-                "encoding": encoding,
-                "csv_formulas": csv_formulas,
-                "table_format": table_format,
-            },
+            output=output,
+            encoding=sources.encoding,
             started=started,
             warnings=warnings,
             stale_periods=left_stale,
-            duckdb_path=duckdb_path,
         )
         summary = _summary(result, warnings, outputs)
         summaries.append(summary)
@@ -287,42 +234,23 @@ def _run(
 
 
 @_in_chunks
-def validate(
-    games_paths: Sequence[str | FrameInput],
-    *,
-    config: RunConfig,
-    ratings_path: str | Sequence[str] | FrameInput | None,
-    encoding: str | None = None,
-    on_progress: Progress | None = None,
-    events_path: str | FrameInput | None = None,
-    ratings_period: str | None = None,
-    bands: pl.DataFrame | None = None,
-    ratings_none: bool = False,
-) -> ValidationReport:
+def validate(sources: pipeline.Sources, *, config: RunConfig, on_progress: Progress | None = None) -> ValidationReport:
     """Run every check of ``run`` and report, writing nothing.
 
     With ``config.periods``, the periods are also rated in memory, so the counts are exactly those
     ``run`` would write to the manifest. Without, every row of every period is checked and the
     usable rows are counted per period.
 
-    ``bands``: a band table in memory (the Python API), instead of ``config.bands``. ``ratings_none``:
-    as for :func:`run` (the guard judges the rows of ``config.periods``: none without periods).
+    ``sources.bands``: a band table in memory (the Python API), instead of ``config.bands``.
+    ``sources.ratings_none``: as for :func:`run` (the guard judges the rows of ``config.periods``: none
+    without periods).
 
     Raises:
         As :func:`run`, except StrictRejectError and OutputError: rejected rows are in the report.
     """
     progress = on_progress or (lambda step, done, total: None)
     total = 1 + len(config.periods)
-    progress(f"reading {len(games_paths)} input(s)", 0, total)
-    sources = pipeline.Sources(
-        games=games_paths,
-        ratings=ratings_path,
-        ratings_none=ratings_none,
-        events=events_path,
-        ratings_period=ratings_period,
-        encoding=encoding,
-        bands=bands,
-    )
+    progress(f"reading {len(sources.games)} input(s)", 0, total)
     engine = pipeline.LocalEngine()
     checked = pipeline.check_inputs(sources, config, engine, strict=False)
     games = checked.games

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from elo_batch import __version__
-from elo_batch.choices import CsvFormulas, Format
+from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import PeriodResult
@@ -26,6 +27,29 @@ def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame
     return {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
 
 
+@dataclass(frozen=True, kw_only=True)
+class Output:
+    """How a run writes its periods (what the manifest's ``options`` records beside the run's config).
+
+    Attributes:
+        format: ``parquet`` or ``csv``.
+        table_format: ``parquet`` (hive folders) or ``delta`` (Delta tables, :mod:`elo_batch.outputs.delta`).
+        csv_formulas: ``escape`` (CSV text cells a spreadsheet would run as formulas get a leading quote)
+            or ``keep``; see :mod:`elo_batch.storage.formulas`.
+        duckdb: Also load each period into this DuckDB file, committed with the partitions; None: not.
+    """
+
+    format: Format = "parquet"
+    table_format: TableFormat = "parquet"
+    csv_formulas: CsvFormulas = "escape"
+    duckdb: str | None = None
+
+    def recorded(self, encoding: str | None) -> dict[str, Any]:
+        """The manifest's output options (the inputs' ``encoding`` among them, as runs recorded it)."""
+        return {"format": self.format, "encoding": encoding, "csv_formulas": self.csv_formulas,
+                "table_format": self.table_format}  # fmt: skip
+
+
 def write_result(
     out: str,
     result: PeriodResult,
@@ -33,11 +57,11 @@ def write_result(
     files: tuple[InputFile, ...],
     list_info: InputFile | None,
     config: RunConfig,
-    output_options: dict[str, Any],
+    output: Output,
+    encoding: str | None,
     started: dt.datetime,
     warnings: tuple[str, ...],
     stale_periods: tuple[str, ...] = (),
-    duckdb_path: str | None = None,
 ) -> dict[str, str]:
     """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
 
@@ -46,15 +70,13 @@ def write_result(
         result: The period.
         files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
         config: The run's settings.
-        output_options: ``format``, ``encoding``, ``csv_formulas`` (``escape`` when not given: see
-            :mod:`elo_batch.storage.formulas`) and ``table_format`` (``parquet``: hive folders, the default;
-            ``delta``: Delta tables, :mod:`elo_batch.outputs.delta`), recorded in the manifest's options.
+        output: How the period is written (with ``encoding``, the inputs' forced text encoding,
+            recorded in the manifest's options; with ``output.duckdb`` the database commits together
+            with the partitions: see :func:`_write`).
         started: When the run started.
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
             ``stale_periods``).
-        duckdb_path: Also load the period into this DuckDB file, committed together with the
-            partitions (see :func:`_write`).
 
     Returns:
         Table name (and ``manifest``) -> written file.
@@ -62,12 +84,12 @@ def write_result(
     Raises:
         OutputError: as :func:`elo_batch.outputs.writers.write_period`.
     """
-    manifest = _manifest(result, files, list_info, config, output_options, started, warnings)
+    manifest = _manifest(result, files, list_info, config, output.recorded(encoding), started, warnings)
     manifest["stale_periods"] = list(stale_periods)
-    if output_options.get("table_format") == "delta":
-        return _write_delta(out, result.period, period_tables(result), manifest, duckdb_path)
-    formulas = output_options.get("csv_formulas", "escape")
-    return _write(out, result.period, period_tables(result), manifest, output_options["format"], duckdb_path, formulas)
+    tables = period_tables(result)
+    if output.table_format == "delta":
+        return _write_delta(out, result.period, tables, manifest, output.duckdb)
+    return _write(out, result.period, tables, manifest, output.format, output.duckdb, output.csv_formulas)
 
 
 def _write(

@@ -13,6 +13,7 @@ import pytest
 from elo_batch import sanity
 from elo_batch.config import RunConfig, parse_max_rejected, rejected_limit
 from elo_batch.errors import StrictRejectError, UsageError
+from elo_batch.pipeline import Sources
 from elo_batch.runner import run
 from tests.conftest import write_csv
 
@@ -180,7 +181,7 @@ def test_max_rejected_stops_the_library_run_before_writing(tmp_path, rating_list
     config = RunConfig(periods=("2025-10",), max_rejected="50%")
 
     with pytest.raises(StrictRejectError) as caught:
-        run([str(games)], config=config, ratings_path=str(rating_list), out=str(tmp_path / "out"))
+        run(Sources(games=[str(games)], ratings=str(rating_list)), config=config, out=str(tmp_path / "out"))
 
     assert caught.value.exit_code == 65
     assert (caught.value.path, caught.value.row, caught.value.column) == (str(games), 1, "result")
