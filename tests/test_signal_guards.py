@@ -142,10 +142,11 @@ def _signalled_runs(tmp_path: Path, outputs, signum: int, runs: int, seed: int) 
     code = 130 if signum == signal.SIGINT else 143
     rng = random.Random(seed)
     seen = []
+    span = _run_time(tmp_path, out, args)  # the moments drawn from the run's own span (it got faster)
     for index in range(runs):
         copy, log = tmp_path / f"out-{index}", tmp_path / f"log-{index}"
         shutil.copytree(out, copy)
-        delay = rng.uniform(0.2, 3.0)
+        delay = rng.uniform(0.2, 1.2) * span
         process = _start(args, copy, log)
         time.sleep(delay)
         process.send_signal(signum)
@@ -171,6 +172,18 @@ def _signalled_runs(tmp_path: Path, outputs, signum: int, runs: int, seed: int) 
         seen.append((delay, process.returncode))
         shutil.rmtree(copy)
     return seen
+
+
+def _run_time(tmp_path: Path, out: Path, args: list[str]) -> float:
+    """Seconds one run of ``args`` takes here, from its start to its exit, unsignalled."""
+    copy = tmp_path / "out-timed"
+    shutil.copytree(out, copy)
+    started = time.monotonic()
+    process = _start(args, copy, tmp_path / "log-timed")
+    process.communicate(timeout=120)
+    assert process.returncode == 0
+    shutil.rmtree(copy)
+    return time.monotonic() - started
 
 
 @pytest.mark.slow
