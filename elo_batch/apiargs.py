@@ -64,7 +64,7 @@ def run_options(
         UsageError: a bad value.
     """
     allowed = tuple(name for name in OPTIONS if name not in leave_out)
-    return RunOptions.of(function, options, keywords, allowed)
+    return RunOptions.of(function, options, keywords, allowed=allowed)
 
 
 def run_sources(games: Source, ratings: Source | NotGiven | None, options: RunOptions) -> Sources:

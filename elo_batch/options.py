@@ -154,7 +154,12 @@ class RunOptions:
 
     @classmethod
     def of(
-        cls, function: str, base: RunOptions | None, keywords: Mapping[str, Any], allowed: tuple[str, ...] | None = None
+        cls,
+        function: str,
+        base: RunOptions | None,
+        keywords: Mapping[str, Any],
+        *,
+        allowed: tuple[str, ...] | None = None,
     ) -> RunOptions:
         """The options of an API call: ``base`` (the ``options=`` argument; None: the defaults) with the
         keywords given beside it replacing its fields.

@@ -180,7 +180,7 @@ def _options(function: str, options: RunOptions | None, keywords: Mapping[str, o
             option="chunk_rows",
             hint="leave it out; repartition the games frame to change the chunks.",
         )
-    return RunOptions.of(function, options, keywords, tuple(name for name in FIELDS if name != "chunk_rows"))
+    return RunOptions.of(function, options, keywords, allowed=tuple(name for name in FIELDS if name != "chunk_rows"))
 
 
 def require_spark() -> None:
