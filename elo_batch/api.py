@@ -111,7 +111,7 @@ def rate_period(
             option="period",
             hint="give one month YYYY-MM, or rate a range with rate_periods().",
         )
-    return next(_rate(games, ratings, config, chosen))  # type: ignore[arg-type]
+    return next(_rate(games, ratings, config, options=chosen))  # type: ignore[arg-type]
 
 
 @overload
@@ -167,7 +167,7 @@ def rate_periods(
 
         return spark.rate_periods(games, periods=periods, ratings=ratings, options=options, **keywords)
     chosen = run_options("rate_periods", options, keywords)
-    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)  # type: ignore[arg-type]
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), options=chosen)  # type: ignore[arg-type]
 
 
 def on_spark(games: object) -> TypeGuard[SparkFrame]:
@@ -279,7 +279,7 @@ def validate(
 
 
 def _rate(
-    games: Source, ratings: Source | NotGiven | None, config: RunConfig, options: RunOptions
+    games: Source, ratings: Source | NotGiven | None, config: RunConfig, *, options: RunOptions
 ) -> Iterator[PeriodResult]:
     """Read and check the inputs now; rate the periods as the iterator is advanced."""
     started = dt.datetime.now(dt.UTC)

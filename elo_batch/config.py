@@ -167,10 +167,10 @@ def check_k(k: object, name: str = "k") -> None:
     Raises:
         UsageError: ``k`` is not None and not such a number (a bool or a float is not), naming ``name``.
     """
-    check_whole(name, k, 1, MAX_K, optional=True)
+    check_whole(name, k, 1, high=MAX_K, optional=True)
 
 
-def check_whole(name: str, value: object, low: int, high: int | None, *, optional: bool = False) -> None:
+def check_whole(name: str, value: object, low: int, *, high: int | None, optional: bool = False) -> None:
     """Refuse ``value`` of option ``name`` unless it is a whole number from ``low`` to ``high`` (None: no
     upper bound), or None when ``optional``.
 

@@ -111,8 +111,8 @@ class RunOptions:
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
             _choice(name, getattr(self, name), choices)
-        check_whole("k", self.k, 1, MAX_K, optional=True)
-        check_whole("chunk_rows", self.chunk_rows, 1, None)
+        check_whole("k", self.k, 1, high=MAX_K, optional=True)
+        check_whole("chunk_rows", self.chunk_rows, 1, high=None)
         _flag("strict", self.strict, optional=False)
         _flag("rule_700", self.rule_700, optional=True)
         if self.rule_set is not None and not isinstance(self.rule_set, str):

@@ -46,10 +46,10 @@ class LocalEngine:
         )
 
     def settle(
-        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
     ) -> GamesInput:
         """The games' event facts (:func:`elo_batch.engine.events.settle`)."""
-        return settle(games, table, period_by, source)
+        return settle(games, table, period_by, source=source)
 
     def rate_periods(
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
@@ -134,16 +134,16 @@ def check_inputs(
         sources.games,
         sources.ratings,
         config,
-        sources.encoding,
-        out,
-        sources.ratings_period,
+        encoding=sources.encoding,
+        out=out,
+        ratings_period=sources.ratings_period,
         events=sources.events,
         engine=engine,
     )
     table = sources.bands if sources.bands is not None else run_bands(config)
     bands = load_bands(table, encoding=sources.encoding)
     notes = input_warnings(games, rating_list, list_info) + sanity.input_notes(
-        games, rating_list, list_info, config, alike=lambda periods: engine.alike_rows(games, periods)
+        games, rating_list, list_info, config=config, alike=lambda periods: engine.alike_rows(games, periods)
     )
     if strict:
         check_strict(games, config)

@@ -47,7 +47,7 @@ class Engine(Protocol):
         """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
 
     def settle(
-        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
     ) -> GamesInput:
         """The games' event facts, as :func:`elo_batch.engine.events.settle`."""
 
@@ -67,11 +67,11 @@ def load_inputs(
     games_paths: Sequence[str | FrameInput],
     ratings_path: str | Sequence[str] | FrameInput | None,
     config: RunConfig,
+    *,
     encoding: str | None = None,
     out: str | None = None,
     ratings_period: str | None = None,
     events: str | FrameInput | None = None,
-    *,
     engine: Engine,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
@@ -123,7 +123,7 @@ def load_inputs(
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)
     table, events_info = load_events(events, encoding=encoding) if events is not None else (None, None)
-    settled = engine.settle(games, table, config.period_by, events_info)
+    settled = engine.settle(games, table, config.period_by, source=events_info)
     return settled, rating_list, list_info
 
 

@@ -84,18 +84,35 @@ def write_result(
     Raises:
         OutputError: as :func:`elo_batch.outputs.writers.write_period`.
     """
-    manifest = _manifest(result, files, list_info, config, output.recorded(encoding), started, warnings)
+    manifest = _manifest(
+        result,
+        files,
+        list_info,
+        config=config,
+        output_options=output.recorded(encoding),
+        started=started,
+        warnings=warnings,
+    )
     manifest["stale_periods"] = list(stale_periods)
     tables = period_tables(result)
     if output.table_format == "delta":
-        return _write_delta(out, result.period, tables, manifest, output.duckdb)
-    return _write(out, result.period, tables, manifest, output.format, output.duckdb, output.csv_formulas)
+        return _write_delta(out, result.period, tables, manifest=manifest, duckdb_path=output.duckdb)
+    return _write(
+        out,
+        result.period,
+        tables,
+        manifest=manifest,
+        fmt=output.format,
+        duckdb_path=output.duckdb,
+        csv_formulas=output.csv_formulas,
+    )
 
 
 def _write(
     out: str,
     period: str,
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    *,
     manifest: dict[str, Any],
     fmt: Format,
     duckdb_path: str | None,
@@ -106,15 +123,17 @@ def _write(
     puts both back); an object store has no such commit, so it is written first and the database's
     error says so."""
     if not duckdb_path:
-        return write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
+        return write_period(out, period, tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas)
     if objectstore.is_object_store(out):
-        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
+        outputs = write_period(out, period, tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas)
         note = f"The objects of period {period} under {out} were replaced: re-run the period to load it too."
         warehouse.load_period(duckdb_path, period, tables, note=note)
     else:
         note = f"The partitions of period {period} in {out} were kept as they were too."
         load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note)
-        outputs = write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas, companion=load)
+        outputs = write_period(
+            out, period, tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas, companion=load
+        )
     return {**outputs, "duckdb": duckdb_path}
 
 
@@ -122,6 +141,7 @@ def _write_delta(
     out: str,
     period: str,
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    *,
     manifest: dict[str, Any],
     duckdb_path: str | None,
 ) -> dict[str, str]:
@@ -129,7 +149,7 @@ def _write_delta(
     the tables and before the manifest (see :func:`elo_batch.outputs.delta.write_period`)."""
     note = f"The Delta tables of {out} keep their rows of period {period} too."
     load = warehouse.PeriodLoad(duckdb_path, period, tables, note=note) if duckdb_path else None
-    outputs = delta.write_period(out, period, tables, manifest, companion=load)
+    outputs = delta.write_period(out, period, tables, manifest=manifest, companion=load)
     return {**outputs, "duckdb": duckdb_path} if duckdb_path else outputs
 
 
@@ -137,6 +157,7 @@ def _manifest(
     result: PeriodResult,
     files: tuple[InputFile, ...],
     list_info: InputFile | None,
+    *,
     config: RunConfig,
     output_options: dict[str, Any],
     started: dt.datetime,

@@ -100,8 +100,8 @@ def input_notes(
     games: GamesInput,
     rating_list: pl.DataFrame | None,
     list_info: InputFile | None,
-    config: RunConfig,
     *,
+    config: RunConfig,
     alike: Callable[[tuple[str, ...]], Alike | None] | None = None,
 ) -> tuple[str, ...]:
     """Warnings about the inputs as a whole: the same games in two files, rows alike that may be one game

@@ -70,7 +70,7 @@ def rate_game(
     _number_arg(rating_b, "rating_b")
     check_k(k)
     check_k(k_b, "k_b")
-    rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding)
+    rule_set_used = _calculator_rules(period, rules, rule_set, expected=expected, cap_400=cap_400, rounding=rounding)
     score = None
     if result is not None:
         try:
@@ -126,7 +126,9 @@ def rate_tournament(
             "results must be text, bytes, a path or a binary stream of lines 'opponent_rating | result', "
             f"not {type(results).__name__}"
         )
-    rule_set_used = _calculator_rules(period, rules, rule_set, expected, cap_400, rounding, rule_700)
+    rule_set_used = _calculator_rules(
+        period, rules, rule_set, expected=expected, cap_400=cap_400, rounding=rounding, rule_700=rule_700
+    )
     if isinstance(results, str):
         source, text = "<results>", results
     else:
@@ -156,6 +158,7 @@ def _calculator_rules(
     period: str | None,
     rules: RulesName,
     rule_set: str | None,
+    *,
     expected: Expected | None,
     cap_400: CapChoice,
     rounding: Rounding | None,

@@ -50,11 +50,11 @@ def _fail_on_call(monkeypatch, module, name: str, call: int, error: BaseExceptio
     """Make ``module.name`` raise ``error`` on its ``call``-th call (the earlier ones work); its calls."""
     real, calls = getattr(module, name), []
 
-    def failing(*args):
+    def failing(*args, **kwargs):
         calls.append(args)
         if len(calls) == call:
             raise error
-        real(*args)
+        real(*args, **kwargs)
 
     monkeypatch.setattr(module, name, failing)
     return calls
@@ -378,7 +378,7 @@ def test_locked_output_recovers_on_entry_and_lets_the_same_caller_write(tmp_path
     with atomic.locked_output(out):
         assert not staging.exists()  # recovered before the caller reads anything
         assert _outputs(out) == before
-        writers.write_period(str(out), "2025-12", {"ratings": frame}, {})  # the same lock, not a deadlock
+        writers.write_period(str(out), "2025-12", {"ratings": frame}, manifest={})  # the same lock, not a deadlock
 
     assert (out / "ratings" / "period=2025-12" / "part-0.parquet").exists()
 

@@ -272,11 +272,11 @@ def test_a_column_differing_only_in_case_is_refused(tmp_path: Path) -> None:
     period = {"period": ["2025-11"], "player_id": ["A"]}
     tables = {"ratings": pl.DataFrame({**period, "name": ["x"]}), "audit": pl.DataFrame(period),
               "rejected": pl.DataFrame(period)}  # fmt: skip
-    delta.write_period(str(out), "2025-11", tables, {})
+    delta.write_period(str(out), "2025-11", tables, manifest={})
 
     with pytest.raises(delta.OutputError) as raised:  # Delta's column names are case-insensitive
         shouting = pl.DataFrame({"period": ["2025-12"], "NAME": ["y"]})
-        delta.write_period(str(out), "2025-12", {**tables, "ratings": shouting}, {})
+        delta.write_period(str(out), "2025-12", {**tables, "ratings": shouting}, manifest={})
 
     assert str(raised.value).startswith(
         f"{out / 'ratings'}, column NAME: its name differs only in case from the column"

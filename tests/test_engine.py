@@ -106,7 +106,7 @@ def test_rounding_works_on_float_hundredths_of_the_formula() -> None:
 
 # --- K (8.3.3) and the 700 rule ----------------------------------------------------------------
 def _k(year: int, **cols: list) -> list:
-    r2400 = engine.reached(pl.col("reached_2400"), pl.col("rating"), 2400, pl.col("k"))
+    r2400 = engine.reached(pl.col("reached_2400"), pl.col("rating"), 2400, k_list=pl.col("k"))
     r2300 = r2400 | engine.reached(pl.col("reached_2300"), pl.col("rating"), 2300)
     expr = engine.k_factor(
         year=year,

@@ -186,20 +186,22 @@ def test_a_period_cut_into_chunks_gives_the_whole_run(case, data) -> None:
         mock.patch("elo_batch.engine.period._SUM_ROWS", block),
         mock.patch("elo_batch.engine.period._AUDIT_ROWS", audit_rows),
     ):
-        whole = rate_period(games, rating_list, rules, PERIOD)
+        whole = rate_period(games, rating_list, rules, period=PERIOD)
 
-    seeded, _ = listchanges.seed_from_standard(rating_list, games, rules, PERIOD)
+    seeded, _ = listchanges.seed_from_standard(rating_list, games, rules, period=PERIOD)
     prepared = prepass.prepare(games, seeded, PERIOD, rules=rules)
     table = prepared.table
     chunks = [Chunk(start, table.slice(start, stop - start)) for start, stop in _cuts(data, table.height)]
     assert pl.concat([eventrows.event_columns(chunk.rows, prepared.events) for chunk in chunks]).equals(table)
     rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
-    partials = [partial_sums(chunk, sides, rules, prepared.players) for chunk, sides in zip(chunks, rated, strict=True)]
+    partials = [
+        partial_sums(chunk, sides, rules, players=prepared.players) for chunk, sides in zip(chunks, rated, strict=True)
+    ]
     order = data.draw(st.permutations(range(len(partials))), label="reduce order")
     totals = reduce_sums(
         [partials[i] for i in order], rules, players=prepared.players, rows=table.height, block_rows=block
     )
-    finished = finalize(prepared, totals, rules, PERIOD)
+    finished = finalize(prepared, totals, rules, period=PERIOD)
     source_file = games.source_file(pl.col("row_key"))
     audits = [
         audit(
@@ -241,9 +243,9 @@ def test_the_formula_rated_a_row_at_a_time_has_the_digits_of_one_pass() -> None:
     """A chunk of one row computes PD as a longer one does (D = -190: polars' one-row division differs)."""
     games, rating_list = _period_of(GAMES, ratings=(1900.0, 2090.0, 2100.0))
     rules = rules_of("elo")
-    whole = rate_period(games, rating_list, rules, PERIOD)
+    whole = rate_period(games, rating_list, rules, period=PERIOD)
     with mock.patch("elo_batch.engine.period._SUM_ROWS", 1):
-        by_row = rate_period(games, rating_list, rules, PERIOD)
+        by_row = rate_period(games, rating_list, rules, period=PERIOD)
 
     assert whole.audit.collect()["expected_score"][0] == 0.2509169371224643
     assert by_row.audit.collect().equals(whole.audit.collect())
@@ -258,7 +260,9 @@ def test_a_repeated_game_id_in_another_chunk_stays_a_duplicate() -> None:
     chunks = [Chunk(i, prepared.table.slice(i, 1)) for i in range(prepared.table.height)]
     rated = [rate_chunk(chunk, prepared.list_rating, rules) for chunk in chunks]
 
-    partials = [partial_sums(chunk, sides, rules, prepared.players) for chunk, sides in zip(chunks, rated, strict=True)]
+    partials = [
+        partial_sums(chunk, sides, rules, players=prepared.players) for chunk, sides in zip(chunks, rated, strict=True)
+    ]
 
     assert [p.rated_rows for p in partials] == [1, 1, 0, 1]
     assert rated[2].white["__code"].to_list() == [1]  # duplicate row
@@ -269,7 +273,7 @@ def test_chunks_that_leave_rows_out_are_refused() -> None:
     rules = rules_of("fide-formula")
     prepared = prepass.prepare(games, rating_list, PERIOD)
     chunk = Chunk(0, prepared.table.slice(0, 2))
-    partial = partial_sums(chunk, rate_chunk(chunk, prepared.list_rating, rules), rules, prepared.players)
+    partial = partial_sums(chunk, rate_chunk(chunk, prepared.list_rating, rules), rules, players=prepared.players)
 
     with pytest.raises(InternalError, match="the chunks hold 2 rows of a period of 4"):
         reduce_sums([partial], rules, players=prepared.players, rows=prepared.table.height)
@@ -295,6 +299,6 @@ def test_rounding_by_game_scales_past_the_group_by_limit() -> None:
     )
     rules = rules_of("fide-rounding-game")
 
-    result = rate_period(games_input(frame, fractional=False), rating_list, rules, PERIOD)
+    result = rate_period(games_input(frame, fractional=False), rating_list, rules, period=PERIOD)
 
     assert sorted(result.ratings["change"].value_counts().rows()) == [(-10, 35_000), (10, 35_000)]

@@ -60,7 +60,7 @@ def _rate(
         pl.col(name) if name in ("player_id", "rating", "k", "games_total") else pl.lit(None).cast(dtype).alias(name)
         for name, dtype in list_schema(pl.String()).items()
     )
-    result = rate_period(games_input(frame, fractional=False), rating_list, rules, PERIOD)
+    result = rate_period(games_input(frame, fractional=False), rating_list, rules, period=PERIOD)
     return {row["player_id"]: row for row in result.ratings.iter_rows(named=True)}, result.audit.collect()
 
 

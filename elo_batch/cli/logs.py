@@ -103,7 +103,7 @@ def list_command(summary: PeriodSummary) -> str:
     return "python -c " + shlex.quote(f"import sys, polars as pl; {read}.select({columns}).write_csv(sys.stdout)")
 
 
-def log_lock_wait(out: str, holder: str, timeout: float, log_format: LogFormat) -> None:
+def log_lock_wait(out: str, holder: str, timeout: float, *, log_format: LogFormat) -> None:
     if log_format is LogFormat.json:
         print(json.dumps({"event": "lock_wait", "out": out, "holder": holder, "timeout_s": timeout}), file=sys.stderr)
         return

@@ -112,7 +112,7 @@ def run_command(
                 lock_timeout=lock_timeout,
                 on_period=lambda summary: log_period(summary, log_format),
                 on_progress=bar,
-                on_lock_wait=lambda holder: log_lock_wait(out, holder, lock_timeout, log_format),
+                on_lock_wait=lambda holder: log_lock_wait(out, holder, lock_timeout, log_format=log_format),
                 engine=engine,
                 spark_master=spark_master,
                 options=options,

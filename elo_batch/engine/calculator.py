@@ -331,8 +331,8 @@ def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False)
             upgrade = (pl.int_range(pl.len()) == over.arg_max()).fill_null(False)
     return (
         frame.with_columns(
-            engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade).alias("d"),
-            engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade).alias("capped"),
+            engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("d"),
+            engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("capped"),
         )
         .with_columns(engine.expected_score_100(pl.col("d"), rules.expected).alias("pd100"))
         .with_columns((pl.col("k") * (pl.col("score100") - pl.col("pd100"))).alias("kdev100"))

@@ -69,6 +69,7 @@ def period_events(
     facts: ev.EventFacts,
     period: str,
     listed: pl.DataFrame,
+    *,
     ids: pl.Series,
     start_lists: Mapping[str, pl.DataFrame | None],
 ) -> PeriodEvents:
@@ -98,7 +99,9 @@ def period_events(
         if (at_start := start_lists.get(month)) is not None
     }
     matches = facts.match_rows.filter(pl.col(c.PERIOD) == period)
-    unrated, judged_now = _unrated_matches(matches, events, listed, start_lists, period, by_event)
+    unrated, judged_now = _unrated_matches(
+        matches, events, listed, start_lists=start_lists, period=period, by_event=by_event
+    )
     events = events.select(
         c.EVENT_ID,
         pl.when(pl.col(c.EVENT_ID).is_in(unrated.implode())).then(s.RULE_MATCH_UNRATED).otherwise(s.NO_RULE)
@@ -248,6 +251,7 @@ def _unrated_matches(
     rows: pl.DataFrame,
     events: pl.DataFrame,
     listed: pl.DataFrame,
+    *,
     start_lists: Mapping[str, pl.DataFrame | None],
     period: str,
     by_event: bool,

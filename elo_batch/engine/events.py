@@ -142,7 +142,7 @@ def event_groups(rows: pl.LazyFrame, plan: EventPlan) -> tuple[pl.LazyFrame, pl.
 
 
 def reduce_events(
-    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, source: InputFile | None = None
+    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, *, source: InputFile | None = None
 ) -> tuple[EventFacts, pl.DataFrame]:
     """The reduce: the run's event facts from the map's results.
 
@@ -200,7 +200,7 @@ def row_period(events: pl.DataFrame) -> pl.Expr:
 
 
 def settle(
-    games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+    games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
 ) -> GamesInput:
     """The games with their event facts (``GamesInput.events``), by the local engine: the map over all
     rows at once, then the reduce.
@@ -217,7 +217,7 @@ def settle(
     """
     plan = plan_events(table, games.event_rows, period_by)
     groups, picked = pl.collect_all(list(event_groups(games.rows.lazy(), plan)), engine="streaming")
-    facts, refused = reduce_events(plan, groups, picked, source)
+    facts, refused = reduce_events(plan, groups, picked, source=source)
     rows = games.rows
     if refused.height:
         rows = rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode()))

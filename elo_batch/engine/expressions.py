@@ -28,7 +28,7 @@ from elo_batch.rules.tables import TABLE_TAIL, dp_by_p100, pd_high_by_diff
 
 
 def capped_difference(
-    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
+    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, *, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
 ) -> pl.Expr:
     """Rating difference D = Ro - Rc after the 400-point rule, for the side whose rating is ``ro``.
 
@@ -72,7 +72,7 @@ def capped_difference(
 
 
 def is_capped(
-    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
+    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, *, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
 ) -> pl.Expr:
     """True where the 400-point rule changed D for this side (see :func:`capped_difference`)."""
     if cap_400 == "never":
@@ -191,7 +191,7 @@ def k_factor(
     derived = (
         pl.when(reached_2400)
         .then(ladder.top)
-        .when(is_junior(year, birth_year, reached_2300, ladder))
+        .when(is_junior(year, birth_year, reached_2300, ladder=ladder))
         .then(ladder.junior)
         .when(games_total.is_not_null() & (games_total < ladder.new_player_games))
         .then(ladder.new_player)
@@ -246,7 +246,7 @@ def k_for_next_list(
     return pl.when(new_player_k.fill_null(False)).then(ladder.new_player).otherwise(derived).cast(pl.Int64)
 
 
-def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr, ladder: KRule = K_2024) -> pl.Expr:
+def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr, *, ladder: KRule = K_2024) -> pl.Expr:
     """The junior rule: year - birth year <= 18 (``ladder.junior_age``) and never published at 2300+
     (``reached_2300``, see ``ladder.junior_below``); False when unknown.
 
@@ -258,7 +258,7 @@ def is_junior(year: int, birth_year: pl.Expr, reached_2300: pl.Expr, ladder: KRu
 
 
 def reached(
-    flag: pl.Expr, rating: pl.Expr, threshold: int, k_list: pl.Expr | None = None, ladder: KRule = K_2024
+    flag: pl.Expr, rating: pl.Expr, threshold: int, *, k_list: pl.Expr | None = None, ladder: KRule = K_2024
 ) -> pl.Expr:
     """Whether a published rating has reached ``threshold``: the list's flag, else ``rating >= threshold``.
 
@@ -321,7 +321,7 @@ def performance_rating(opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr) -> tuple
 
 
 def initial_rating(
-    opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, rule: FirstRatingRule = FIRST_RATING_2024
+    opponents_sum: pl.Expr, n: pl.Expr, w2: pl.Expr, *, rule: FirstRatingRule = FIRST_RATING_2024
 ) -> pl.Expr:
     """Initial rating Ru of an unrated player from a pool of games against rated opponents.
 

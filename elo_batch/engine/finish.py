@@ -59,7 +59,7 @@ class Finished:
     counted_rows: int
 
 
-def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands: Bands | None = None) -> Finished:
+def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, *, period: str, bands: Bands | None = None) -> Finished:
     """The finalize of one period.
 
     Args:
@@ -81,13 +81,13 @@ def finalize(prepared: Prepared, sums: Sums, rules: RuleSet, period: str, bands:
     pending = sums.pending.with_columns(
         pl.lit(prepared.ids).gather(pl.col(w.IDX)).alias(c.PLAYER_ID), pl.lit(c.PENDING_FIRST_RATING).alias(c.REASON)
     )
-    pools = pool_first_ratings(pending.lazy(), prepared.listed.lazy(), rules, period).collect()
+    pools = pool_first_ratings(pending.lazy(), prepared.listed.lazy(), rules, period=period).collect()
     flags = _pending_flags(pending, pools)
-    players = _players(sums.players, pending, prepared, pools, rules, period)
+    players = _players(sums.players, pending, prepared, pools=pools, rules=rules, period=period)
     if sums.by_game is not None:
         k_used = players.select(c.K_USED).collect(engine=ENGINE).to_series()
         players = _change_by_game(players, k_used, sums.by_game)
-    new_list = _finish_list(players.filter(w.OUTPUT), rules, period, bands or default_bands())
+    new_list = _finish_list(players.filter(w.OUTPUT), rules, period, bands=bands or default_bands())
     # two plans over the same players, run side by side; K alone costs less than keeping every column
     separate = pl.QueryOptFlags(comm_subplan_elim=False)
     ratings, k_used_frame = pl.collect_all([new_list, players.select(c.K_USED)], engine=ENGINE, optimizations=separate)
@@ -150,7 +150,9 @@ def _reached_on_list(rules: RuleSet) -> list[pl.Expr]:
     """Whether a published rating reached 2400 / 2300 by the list in force: the list's flags, else its
     rating (and a printed K 10); reaching 2400 counts as reaching 2300 (the junior rule's "under 2300")."""
     ladder = rules.k
-    reached_2400 = engine.reached(pl.col(c.REACHED_2400), pl.col(c.RATING), ladder.top_from, pl.col(c.K), ladder)
+    reached_2400 = engine.reached(
+        pl.col(c.REACHED_2400), pl.col(c.RATING), ladder.top_from, k_list=pl.col(c.K), ladder=ladder
+    )
     reached_2300 = reached_2400 | engine.reached(pl.col(c.REACHED_2300), pl.col(c.RATING), ladder.junior_below)
     return [reached_2400.alias(w.REACHED_2400_BEFORE), reached_2300.alias(w.REACHED_2300_BEFORE)]
 
@@ -167,7 +169,7 @@ def _pending_flags(pending: pl.DataFrame, pools: pl.DataFrame) -> Flags:
 
 
 def _players(
-    rated: pl.DataFrame, pending: pl.DataFrame, prepared: Prepared, pools: pl.DataFrame, rules: RuleSet, period: str
+    rated: pl.DataFrame, pending: pl.DataFrame, prepared: Prepared, *, pools: pl.DataFrame, rules: RuleSet, period: str
 ) -> pl.LazyFrame:
     """Per-player K after the 700 rule and the rounded change, by player index, from the sums of the
     rated sides (``rated``, :attr:`Sums.players`) and of the pending ones: a plan over the list.
@@ -276,7 +278,7 @@ def _change_by_game(players: pl.LazyFrame, k_used: pl.Series, by_game: pl.DataFr
     )
 
 
-def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Bands) -> pl.LazyFrame:
+def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: Bands) -> pl.LazyFrame:
     """The new list: rating (after the floor, then the rule set's one-time change), status, band and the
     player state the next period needs."""
     was_rated = pl.col(c.RATING).is_not_null()
@@ -319,7 +321,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, bands: Band
         reached_2400=pl.col(w.REACHED_2400_AFTER),
         reached_2300=pl.col(w.REACHED_2300_AFTER),
         junior_on_old_list=engine.is_junior(
-            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(w.REACHED_2300_BEFORE), ladder
+            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(w.REACHED_2300_BEFORE), ladder=ladder
         ),
     )
     rp, ra = engine.performance_rating(pl.col(w.PERF_OPP), pl.col(w.PERF_N).fill_null(0), pl.col(w.PERF_W2))

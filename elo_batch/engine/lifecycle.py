@@ -27,7 +27,7 @@ def _month_index(period: pl.Expr) -> pl.Expr:
     return period.str.slice(0, 4).cast(pl.Int64) * 12 + period.str.slice(5, 2).cast(pl.Int64) - 1
 
 
-def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet, period: str) -> pl.LazyFrame:
+def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet, *, period: str) -> pl.LazyFrame:
     """The pool and the first rating, if any, of every unrated player with pooled games.
 
     Args:
@@ -99,7 +99,7 @@ def pool_first_ratings(sides: pl.LazyFrame, listed: pl.LazyFrame, rules: RuleSet
     pool_n = pl.col(w.PRIOR_N).fill_null(0) + period_n
     pool_w2 = pl.col(w.PRIOR_W2).fill_null(0) + pl.col(w.PERIOD_W2).fill_null(0)
     pool_opp = pl.col(w.PRIOR_OPP).fill_null(0) + pl.col(w.PERIOD_OPP).fill_null(0)
-    ru = engine.initial_rating(pool_opp, pool_n, pool_w2, rules.first_rating)
+    ru = engine.initial_rating(pool_opp, pool_n, pool_w2, rule=rules.first_rating)
     published = (period_n > 0) & (pool_n >= rules.first_rating.min_games)
     if rules.floor is not None:
         published = published & (ru >= rules.floor)

@@ -28,7 +28,7 @@ from elo_batch.rules.sets import Compression, Raise, RuleSet
 
 
 def seed_from_standard(
-    rating_list: pl.DataFrame | None, games: GamesInput, rules: RuleSet, period: str
+    rating_list: pl.DataFrame | None, games: GamesInput, rules: RuleSet, *, period: str
 ) -> tuple[pl.DataFrame | None, list[str]]:
     """The list in force with the players R&B 7.2.1 rates at their standard rating, and what to say.
 

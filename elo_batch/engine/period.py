@@ -136,7 +136,7 @@ def rate_periods(
             games,
             current,
             config.rules_for(period),
-            period,
+            period=period,
             add_players_from_games=rating_list is None,
             reject_undated=number == 0,
             start_lists=start_lists,
@@ -166,8 +166,8 @@ def rate_period(
     games: GamesInput,
     rating_list: pl.DataFrame | None,
     rules: RuleSet,
-    period: str,
     *,
+    period: str,
     add_players_from_games: bool = False,
     reject_undated: bool = True,
     start_lists: Mapping[str, pl.DataFrame | None] | None = None,
@@ -199,7 +199,7 @@ def rate_period(
         7.1.2 (1400 floor); ``fide-rules.md`` sections 3-7 and 12.
     """
     rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
-    rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period)
+    rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period=period)
     prepared = prepass.prepare(
         games,
         rating_list,
@@ -227,14 +227,14 @@ def rate_period(
                 if at + 1 < len(chunks):
                     coming = ahead.submit(terms, chunks[at + 1])
                 rated.append(sides)
-                yield sums_kernel.add_terms(chunk, frames, rules, prepared.players)
+                yield sums_kernel.add_terms(chunk, frames, rules, players=prepared.players)
                 del frames
 
     totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
     bands = bands or band_rules.default_bands()
-    finished = finalize(prepared, totals, rules, period, bands)
+    finished = finalize(prepared, totals, rules, period=period, bands=bands)
     every_side = RatedSides.concat(rated)
-    audited = _audit(table, every_side, finished, prepared, games, rules=rules, period=period)
+    audited = _audit(table, every_side, finished, prepared=prepared, games=games, rules=rules, period=period)
     in_period = table.height
     rejected, counts = accounting(
         games, period, in_period=in_period, counted=finished.counted_rows, reject_undated=reject_undated
@@ -273,9 +273,9 @@ def _audit(
     table: pl.DataFrame,
     rated: RatedSides,
     finished: Finished,
+    *,
     prepared: prepass.Prepared,
     games: GamesInput,
-    *,
     rules: RuleSet,
     period: str,
 ) -> pl.LazyFrame:

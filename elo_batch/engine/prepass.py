@@ -113,12 +113,12 @@ def prepare(
     listed = in_id_order(listed)
     in_memory = isinstance(games.rows, pl.DataFrame)
     lookups = 2 * games.period_rows.get(period, 0)
-    table, ids = period_table(rows, listed, games.absent, in_memory, lookups)
+    table, ids = period_table(rows, listed, games.absent, in_memory=in_memory, lookups=lookups)
     unlisted = pl.Series(c.RATING, [None] * (ids.len() - listed.height), pl.Float64)
     list_rating = pl.concat([listed[c.RATING], unlisted])
     events = None
     if games.events is not None:
-        events = eventrows.period_events(games.events, period, listed, ids, start_lists or {})
+        events = eventrows.period_events(games.events, period, listed, ids=ids, start_lists=start_lists or {})
         warnings += events.notes
     table = eventrows.event_columns(table, events)
     if events is not None:
@@ -180,7 +180,7 @@ def in_id_order(listed: pl.DataFrame) -> pl.DataFrame:
 
 
 def period_table(
-    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], in_memory: bool, lookups: int
+    rows: pl.LazyFrame, listed: pl.DataFrame, absent: frozenset[str], *, in_memory: bool, lookups: int
 ) -> tuple[pl.DataFrame, pl.Series]:
     """The period's rows, compact, with the dense index of each player (``__w``, ``__b``, UInt32).
 
@@ -194,11 +194,11 @@ def period_table(
     # Rows in memory: look up the indices alone and put them beside the rows' own columns (no copy).
     carried = [] if in_memory else kept
     if rows.collect_schema()[c.WHITE_ID] == pl.Int64:  # integer ids in every game file
-        table = _look_up_integers(rows, ids, carried, lookups, in_memory)
+        table = _look_up_integers(rows, ids, carried, lookups=lookups, in_memory=in_memory)
     else:
-        table = _look_up_players(rows, ids, carried, in_memory, hashed=True)
+        table = _look_up_players(rows, ids, carried, in_memory=in_memory, hashed=True)
     if table[w.COLLISION].any():  # two ids with the same 64-bit hash: look up by the ids themselves
-        table = _look_up_players(rows, ids, carried, in_memory, hashed=False)
+        table = _look_up_players(rows, ids, carried, in_memory=in_memory, hashed=False)
     if not carried:
         table = pl.concat([rows.select(kept).collect(engine=ENGINE), table], how="horizontal")
     table = table.drop(w.COLLISION).with_columns(
@@ -246,7 +246,7 @@ def _unlisted() -> pl.Expr:
 
 
 def _look_up_players(
-    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], in_memory: bool, *, hashed: bool
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], *, in_memory: bool, hashed: bool
 ) -> pl.DataFrame:
     """The period table with each player's index in ``ids`` (``__w``, ``__b``; null when absent).
 
@@ -261,7 +261,7 @@ def _look_up_players(
 
     index = pl.DataFrame({w.ID_KEY: ids}).select(key(pl.col(w.ID_KEY))).with_row_index(w.IDX)
     if hashed and index[w.ID_KEY].n_unique() < index.height:  # two listed ids with the same hash
-        return _look_up_players(rows, ids, columns, in_memory, hashed=False)
+        return _look_up_players(rows, ids, columns, in_memory=in_memory, hashed=False)
     listed = pl.lit(ids)
     collision = (listed.gather(w.WHITE) != pl.col(c.WHITE_ID)) | (listed.gather(w.BLACK) != pl.col(c.BLACK_ID))
     by_white = index.lazy().rename({w.ID_KEY: w.WHITE_KEY, w.IDX: w.WHITE})
@@ -282,7 +282,7 @@ def _look_up_players(
 
 
 def _look_up_integers(
-    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], lookups: int, in_memory: bool
+    rows: pl.LazyFrame, ids: pl.Series, columns: list[str], *, lookups: int, in_memory: bool
 ) -> pl.DataFrame:
     """:func:`_look_up_players` for game rows with integer ids (Int64): a listed id matches the integer
     whose decimal text it is exactly (``'123'``, never ``'0123'``), so the result is that of the ids as

@@ -172,7 +172,7 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         .otherwise(s.COUNTED)
         .cast(pl.UInt8)
     )
-    d = engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade_of(rules))
+    d = engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade_of(rules))
     pd100 = engine.expected_score_100(d, rules.expected)
     return sides.with_columns(code.alias(w.CODE)).with_columns(
         pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
@@ -217,7 +217,9 @@ def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     ro, rc, upgrade = pl.col(c.RATING), pl.col(c.OPPONENT_RATING), upgrade_of(rules)
     sides = sides.with_columns((pl.col(w.CODE) == s.COUNTED).alias(w.RATED))
     return sides.with_columns(
-        pl.when(w.RATED).then(engine.capped_difference(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.RATING_DIFF),
-        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules.cap_400, rules.cap, upgrade)).alias(c.CAPPED),
+        pl.when(w.RATED)
+        .then(engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade))
+        .alias(c.RATING_DIFF),
+        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade)).alias(c.CAPPED),
         (pl.col(w.SIDE_SCORE) - pl.col(w.PD)).alias(w.DEV),
     )

@@ -119,7 +119,7 @@ class Partial:
     rated_rows: int
 
 
-def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) -> Partial:
+def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, *, players: int) -> Partial:
     """The map's summing step: a chunk's rated sides as per-player partial sums
     (:func:`side_terms`, then :func:`add_terms`).
 
@@ -136,7 +136,7 @@ def partial_sums(chunk: Chunk, rated: RatedSides, rules: RuleSet, players: int) 
         FIDE Rating Regulations (B.02, 2024) 8.3.3-8.3.4: the change is K x sum(score - PD) over the
         period, rounded once (``fide-rules.md`` section 4); 8.2 and 7.1.4 (pending sides).
     """
-    return add_terms(chunk, side_terms(chunk, rated, rules), rules, players)
+    return add_terms(chunk, side_terms(chunk, rated, rules), rules, players=players)
 
 
 def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataFrame]:
@@ -198,7 +198,7 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
     return pl.collect_all(queries, engine="streaming")
 
 
-def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, players: int) -> Partial:
+def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, *, players: int) -> Partial:
     """The numpy half of :func:`partial_sums`: the terms of :func:`side_terms` added by player index."""
     exact, floating = exact_sums(rules), float_sums(rules)
     step = len(frames) // 2  # the white side's frames, then the black side's
@@ -289,17 +289,17 @@ def reduce_sums(
         )
     for name in exact:  # no chunk: a period without rows
         totals.setdefault(name, np.zeros(players, np.int64))
-    return sums_of(totals, fold.totals(), pending, by_game, rated_rows, rules, players=players)
+    return sums_of(totals, fold.totals(), pending, by_game=by_game, rated_rows=rated_rows, rules=rules, players=players)
 
 
 def sums_of(
     exact: dict[str, np.ndarray],
     floats: dict[str, pl.Series],
     pending: list[pl.DataFrame],
+    *,
     by_game: list[pl.DataFrame],
     rated_rows: int,
     rules: RuleSet,
-    *,
     players: int,
 ) -> Sums:
     """The period's :class:`Sums` from its totals by dense player index: the end of the reduce, shared by

@@ -160,11 +160,11 @@ def _open(path: str, list_kind: Kind | None, folder: str) -> tuple[pl.LazyFrame,
     try:
         if not zipfile.is_zipfile(path):
             with open(path, "rb") as handle:
-                return _read(handle, path, os.path.basename(path), list_kind, folder)
+                return _read(handle, path, os.path.basename(path), list_kind=list_kind, folder=folder)
         with zipfile.ZipFile(path) as archive:
             member = _member(archive, path)
             with archive.open(member) as handle:
-                return _read(handle, f"{path}:{member.filename}", member.filename, list_kind, folder)
+                return _read(handle, f"{path}:{member.filename}", member.filename, list_kind=list_kind, folder=folder)
     except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # EOFError, zlib.error: a member's data is damaged
         raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
     except OSError as exc:
@@ -194,12 +194,12 @@ def _member(archive: zipfile.ZipFile, path: str) -> zipfile.ZipInfo:
 
 
 def _read(
-    handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+    handle: IO[bytes], source: str, name: str, *, list_kind: Kind | None, folder: str
 ) -> tuple[pl.LazyFrame, FideListReport]:
     head = handle.read(HEAD_BYTES)
     if _is_xml(head):
-        return _read_xml(head, handle, source, name, list_kind, folder)
-    return _read_txt(head, handle, source, name, list_kind, folder)
+        return _read_xml(head, handle, source, name=name, list_kind=list_kind, folder=folder)
+    return _read_txt(head, handle, source, name=name, list_kind=list_kind, folder=folder)
 
 
 def _is_xml(head: bytes) -> bool:
@@ -213,23 +213,23 @@ def _is_xml(head: bytes) -> bool:
 
 
 def _read_txt(
-    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+    head: bytes, handle: IO[bytes], source: str, *, name: str, list_kind: Kind | None, folder: str
 ) -> tuple[pl.LazyFrame, FideListReport]:
     found: dict[str, tuple[dict[str, str], str, str]] = {}
 
     def layout(labels: list[str], header: str) -> dict[str, str]:
-        found["layout"] = _txt_fields(labels, header, source, name, list_kind)
+        found["layout"] = _txt_fields(labels, header, source, name=name, list_kind=list_kind)
         return found["layout"][0]
 
     bad, stats = BadValues(), TxtStats()
-    parts = _spill(line_batches(head, handle, source, layout, stats), bad, source, folder)
+    parts = _spill(line_batches(head, handle, source, layout=layout, stats=stats), bad, source, folder=folder)
     labels, kind, words = found["layout"]
     bad.raise_if_any(source, {raw: label for label, raw in labels.items()})
-    return _report(_finish(parts, source, "row"), source, words, kind, stats)
+    return _report(_finish(parts, source, "row"), source, words, kind=kind, stats=stats)
 
 
 def _txt_fields(
-    labels: list[str], header: str, source: str, name: str, list_kind: Kind | None
+    labels: list[str], header: str, source: str, *, name: str, list_kind: Kind | None
 ) -> tuple[dict[str, str], str, str]:
     """(header label -> raw field, the list taken, the layout's words) from the header's column names."""
     spelled = {label.lower(): label for label in labels}
@@ -272,22 +272,22 @@ def _txt_fields(
 
 
 def _read_xml(
-    head: bytes, handle: IO[bytes], source: str, name: str, list_kind: Kind | None, folder: str
+    head: bytes, handle: IO[bytes], source: str, *, name: str, list_kind: Kind | None, folder: str
 ) -> tuple[pl.LazyFrame, FideListReport]:
     found: dict[str, tuple[dict[str, str], str, str]] = {}
 
     def layout(tags: set[str]) -> dict[str, str]:
-        found["layout"] = _xml_tags(tags, source, name, list_kind)
+        found["layout"] = _xml_tags(tags, source, name, list_kind=list_kind)
         return found["layout"][0]
 
     bad, known = BadValues(), {*_XML, *(tag for tags in _XML_LISTS.values() for tag in tags)}
-    parts = _spill(player_batches(head, handle, source, known, layout), bad, source, folder)
+    parts = _spill(player_batches(head, handle, source, tags=known, layout=layout), bad, source, folder=folder)
     tags, kind, words = found.get("layout", ({}, list_kind or "standard", "XML list"))
     bad.raise_if_any(source, {raw: tag for tag, raw in tags.items()})
-    return _report(_finish(parts, source, "player"), source, words, kind)
+    return _report(_finish(parts, source, "player"), source, words, kind=kind)
 
 
-def _xml_tags(tags: set[str], source: str, name: str, list_kind: Kind | None) -> tuple[dict[str, str], str, str]:
+def _xml_tags(tags: set[str], source: str, name: str, *, list_kind: Kind | None) -> tuple[dict[str, str], str, str]:
     """(XML tag -> raw field, the list taken, the layout's words) from the first player's tags."""
     combined = "rating" in tags and ("rapid_rating" in tags or "blitz_rating" in tags)
     if combined:
@@ -326,7 +326,7 @@ def _single_kind(name: str, list_kind: Kind | None) -> str:
     return list_kind or named or "unknown"
 
 
-def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, folder: str) -> list[str]:
+def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, *, folder: str) -> list[str]:
     """Each batch typed and written to a temporary Parquet file in ``folder`` (none once a value is bad:
     the rest are only checked); the files, in order. Refused past :data:`MAX_PLAYERS` players."""
     parts: list[str] = []
@@ -343,7 +343,7 @@ def _spill(batches: Iterator[pl.DataFrame], bad: BadValues, source: str, folder:
         if bad.count or not typed.height:
             continue
         hint = "the list is first written to a temporary folder: free some room there, or set TMPDIR."
-        parts.append(spill_part(typed, folder, len(parts), "the temporary list files", hint))
+        parts.append(spill_part(typed, folder, len(parts), what="the temporary list files", hint=hint))
     return parts
 
 
@@ -373,7 +373,7 @@ def _finish(parts: list[str], source: str, place: str) -> pl.LazyFrame:
 
 
 def _report(
-    table: pl.LazyFrame, source: str, layout: str, kind: str, stats: TxtStats | None = None
+    table: pl.LazyFrame, source: str, layout: str, *, kind: str, stats: TxtStats | None = None
 ) -> tuple[pl.LazyFrame, FideListReport]:
     stats = stats or TxtStats()
     players, unrated, inactive, old = (

@@ -38,7 +38,7 @@ class TxtStats:
 
 
 def line_batches(
-    head: bytes, handle: IO[bytes], source: str, layout: Callable[[list[str], str], dict[str, str]], stats: TxtStats
+    head: bytes, handle: IO[bytes], source: str, *, layout: Callable[[list[str], str], dict[str, str]], stats: TxtStats
 ) -> Iterator[pl.DataFrame]:
     """The players of a TXT list, a chunk of lines at a time, as text columns.
 
@@ -80,11 +80,11 @@ def line_batches(
             long = batch.filter(pl.col("line").str.len_chars() > len(header)).height
             stats.long_lines += long
             width = len(header) if long else None
-            cut = [_cut(*spans[label], overflowing, width).str.strip_chars().alias(kept[label]) for label in kept]
+            cut = [_cut(*spans[label], overflowing, width=width).str.strip_chars().alias(kept[label]) for label in kept]
             yield batch.select(w.LIST_ROW, *cut)
 
 
-def _cut(start: int, end: int | None, overflowing: int, width: int | None) -> pl.Expr:
+def _cut(start: int, end: int | None, overflowing: int, *, width: int | None) -> pl.Expr:
     """The column from ``start`` to ``end`` (0-based; None: to the line's end). ``width``: the header's,
     when some line of the chunk is longer."""
     length = None if end is None else end - start

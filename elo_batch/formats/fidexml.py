@@ -39,7 +39,7 @@ _HINT = "give FIDE's XML list as downloaded."
 
 
 def player_batches(
-    head: bytes, handle: IO[bytes], source: str, tags: Collection[str], layout: Callable[[set[str]], dict[str, str]]
+    head: bytes, handle: IO[bytes], source: str, *, tags: Collection[str], layout: Callable[[set[str]], dict[str, str]]
 ) -> Iterator[pl.DataFrame]:
     """The players of an XML list, as text columns, a batch at a time.
 

@@ -181,7 +181,7 @@ def import_pgn(paths: list[str] | tuple[str, ...], out: str, *, csv_formulas: Cs
         parts = []
         for number, batch in enumerate(_batches(paths, sources)):
             hint = "the games are first written to a temporary folder: free some room there, or set TMPDIR."
-            parts.append(spill_part(batch, folder, number, "the temporary games files", hint))
+            parts.append(spill_part(batch, folder, number, what="the temporary games files", hint=hint))
         games = pl.scan_parquet(parts) if parts else _to_games(_raw_frame(_empty_columns())).lazy()
         report = _report(games, tuple(sources))
         write_games(games.select(list(GAMES_SCHEMA)), out, csv_formulas=csv_formulas)

@@ -117,9 +117,9 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
         elif tag == "132":
             for index, value in enumerate(_blocks(line), start=1):
                 if value.strip():
-                    round_dates[index] = _round_date(value.strip(), path, number, index)
+                    round_dates[index] = _round_date(value.strip(), path, number, round_number=index)
         elif tag == "001":
-            _player_line(line, number, path, players, entries)
+            _player_line(line, number, path, players=players, entries=entries)
     if not players["rank"]:
         raise InputDataError(
             "no player line (001) found", path=path, hint="is this a FIDE TRF file? Player lines start with '001'."
@@ -140,7 +140,7 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
                 "code": pl.String, "line": pl.Int64},
     )  # fmt: skip
     games, byes = _games(rounds, listed, path)
-    games = _to_games(games, listed, header, round_dates, path, period)
+    games = _to_games(games, listed, header, round_dates=round_dates, path=path, period=period)
     report = TrfReport(
         source=path,
         event=header.get("012") or None,
@@ -163,7 +163,7 @@ def _blocks(line: str) -> list[str]:
     return [rest[i : i + 8] for i in range(0, len(rest), _ROUND_WIDTH)]
 
 
-def _round_date(value: str, path: str, line: int, round_number: int) -> str:
+def _round_date(value: str, path: str, line: int, *, round_number: int) -> str:
     match = re.fullmatch(r"(\d{2}|\d{4})[/.\-](\d{2})[/.\-](\d{2})", value)
     if not match:
         raise InputDataError(
@@ -179,7 +179,7 @@ def _round_date(value: str, path: str, line: int, round_number: int) -> str:
 
 
 def _player_line(
-    line: str, number: int, path: str, players: dict[str, list[Any]], entries: dict[str, list[Any]]
+    line: str, number: int, path: str, *, players: dict[str, list[Any]], entries: dict[str, list[Any]]
 ) -> None:
     def field(first: int, last: int) -> str:
         return line[first - 1 : last].strip()
@@ -278,6 +278,7 @@ def _to_games(
     games: pl.DataFrame,
     listed: pl.DataFrame,
     header: dict[str, str],
+    *,
     round_dates: dict[int, str],
     path: str,
     period: str | None,

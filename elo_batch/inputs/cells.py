@@ -143,7 +143,7 @@ def cell_text(schema: pl.Schema, name: str) -> pl.Expr:
 SHOWN_ROWS = 5
 
 
-def rows_not_valid(what: str, count: int, lines: list[str], path: str, hint: str | None) -> InputDataError:
+def rows_not_valid(what: str, count: int, lines: list[str], *, path: str, hint: str | None) -> InputDataError:
     """The error for ``count`` bad rows of ``what`` (``the list``), ``lines`` the first :data:`SHOWN_ROWS`
     of them, one text each (``row 3, column k: ...``)."""
     shown = f"the first {SHOWN_ROWS}" if count > SHOWN_ROWS else "all of them"

@@ -178,7 +178,7 @@ def _layout(source: str, path: str, quoted: bool) -> _Layout:
         counts = {sep: len(re.sub(r'"[^"]*"', "", first).split(sep)) - 1 for sep in SEPARATORS}
         best = max(SEPARATORS, key=lambda sep: counts[sep])
         separator, skip = best if counts[best] else ",", 0
-    written, held = _header(source, skip, separator, path)
+    written, held = _header(source, skip, separator, path=path)
     return _Layout(source, path, separator, skip, held, written, quoted)
 
 
@@ -201,7 +201,7 @@ def _line(source: str, skip: int) -> str:
     return "".join(parts)
 
 
-def _header(source: str, skip: int, separator: str, path: str) -> tuple[tuple[str, ...], list[str]]:
+def _header(source: str, skip: int, separator: str, *, path: str) -> tuple[tuple[str, ...], list[str]]:
     """Header names as written (a formula escape undone) and as held; unnamed columns (a trailing
     separator) are called ``column_<n>``. A quoted name may hold a line break."""
     first = _line(source, skip)

@@ -61,7 +61,7 @@ def check_encoding(name: str | None) -> None:
 
 
 def detect(
-    head: bytes, path: str, forced: str | None, decode: Callable[[str, int], D], any_utf8: Callable[[], bool]
+    head: bytes, path: str, forced: str | None, *, decode: Callable[[str, int], D], any_utf8: Callable[[], bool]
 ) -> tuple[str, int, D]:
     """The encoding of a text input, and what decoding it found.
 
@@ -156,5 +156,7 @@ def decode_text(data: bytes, path: str, encoding: str | None = None) -> tuple[st
         nul = text.find("\x00")
         return _Text(text, None if nul < 0 else text.count("\n", 0, nul) + 1)
 
-    name, skip, decoded = detect(data[:4], path, encoding, decode, lambda: bool(UTF8_SEQUENCE.search(data)))
+    name, skip, decoded = detect(
+        data[:4], path, encoding, decode=decode, any_utf8=lambda: bool(UTF8_SEQUENCE.search(data))
+    )
     return decoded.text, "utf-8-sig" if skip else name

@@ -108,7 +108,7 @@ def _refuse_bad_rows(frame: pl.DataFrame, path: str, checks: list[tuple[str | No
             value = hits.select(cell_text(frame.schema, column)).item() if column else None
             raise InputDataError(message, path=path, row=row, column=column, value=value, hint=hint or _HINT)
         lines.append(f"row {row}{f', column {column}' if column else ''}: {message}")
-    raise rows_not_valid("the events file", hits.height, lines, path, _HINT)
+    raise rows_not_valid("the events file", hits.height, lines, path=path, hint=_HINT)
 
 
 def _one_row_per_event(events: pl.DataFrame, path: str) -> pl.DataFrame:

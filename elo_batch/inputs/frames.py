@@ -141,7 +141,7 @@ def _arrow_names(data: Any) -> list[str] | None:
 
 
 def frame_plan(
-    frame: pl.DataFrame | pl.LazyFrame, source: FrameInput, trim: bool, rows: pl.Series | None = None
+    frame: pl.DataFrame | pl.LazyFrame, source: FrameInput, trim: bool, *, rows: pl.Series | None = None
 ) -> pl.LazyFrame:
     """The plan that makes a frame's table: names held, text as :func:`read_frame` says, ``source_row``
     and ``source_file``; only the rows numbered ``rows`` (``source_row``) when given."""

@@ -72,7 +72,7 @@ def check_files(files: Sequence[str]) -> tuple[str, ...]:
                 "elo-batch wrote it); the list was read unchecked"
             )
             continue
-        named, recorded = _hive_entry(record, where, period, folder)
+        named, recorded = _hive_entry(record, where, period, folder=folder)
         for file in inside:
             if Path(file).name != named:
                 raise InputDataError(
@@ -80,11 +80,11 @@ def check_files(files: Sequence[str]) -> tuple[str, ...]:
                     path=file,
                     hint=f"remove the files elo-batch did not write from {folder}, or re-run period {period}.",
                 )
-            check_sha256(file, recorded, where, period)
+            check_sha256(file, recorded, where, period=period)
     return tuple(notes)
 
 
-def _hive_entry(record: dict[str, Any], where: Path, period: str, folder: Path) -> tuple[str, object]:
+def _hive_entry(record: dict[str, Any], where: Path, period: str, *, folder: Path) -> tuple[str, object]:
     """The file name and the sha256 that a hive manifest records of the partition ``folder``, or the error
     saying it records none."""
     table = folder.parent.name
@@ -112,7 +112,7 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
     where = manifest_file(table, period)
     if not where.is_file():
         return None, (_unchecked(Path(table), where),)
-    entry = _delta_entry(read_manifest(where, period), where, period, table)
+    entry = _delta_entry(read_manifest(where, period), where, period, table=table)
     version = entry["version"]
     lake = deltatables.deltalake()
     try:
@@ -138,7 +138,7 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
         for file in files:
             if not (root / file).resolve().is_relative_to(root):
                 raise _damaged(where, period, f"names version {version}, whose log names a file outside it: {file}")
-            check_sha256(str(Path(table) / file), sha256s.get(file), where, period)
+            check_sha256(str(Path(table) / file), sha256s.get(file), where, period=period)
     if sorted(_period_files(lake.DeltaTable(table), period)) != sorted(files):
         notes.append(
             f"{table}: the table's latest version holds other files of period {period} than version {version}, "
@@ -148,7 +148,7 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
     return version, tuple(notes)
 
 
-def _delta_entry(record: dict[str, Any], where: Path, period: str, table: str) -> dict[str, Any]:
+def _delta_entry(record: dict[str, Any], where: Path, period: str, *, table: str) -> dict[str, Any]:
     """What a Delta manifest records of the table at ``table``: ``version`` (int), ``files`` (list), maybe
     ``sha256``; or the error saying it records none."""
     tables = record.get("delta")
@@ -180,7 +180,7 @@ def read_manifest(where: Path, period: str) -> dict[str, Any]:
     return record
 
 
-def check_sha256(file: str, recorded: object, where: Path, period: str) -> None:
+def check_sha256(file: str, recorded: object, where: Path, *, period: str) -> None:
     """Compare the sha256 of ``file`` with the one the manifest at ``where`` recorded.
 
     Raises:

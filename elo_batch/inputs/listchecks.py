@@ -40,7 +40,7 @@ _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 
 
-def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[str, ...] = ()) -> pl.DataFrame:
+def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tuple[str, ...] = ()) -> pl.DataFrame:
     missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
     if missing:
         held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
@@ -145,7 +145,9 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[s
         for name in extras
         if is_date_type(frame.schema[name])
     ]
-    _refuse_bad_rows(frame, path, ragged, [(col, rule(), msg) for col, rule, msg in rules if col in frame.columns])
+    _refuse_bad_rows(
+        frame, path, ragged, rules=[(col, rule(), msg) for col, rule, msg in rules if col in frame.columns]
+    )
     standard = pl.Float64() if fractional else pl.Int64()
     return frame.select(
         *[expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()],
@@ -156,7 +158,7 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, header: tuple[s
 
 
 def _refuse_bad_rows(
-    frame: pl.DataFrame, path: str, ragged: pl.Series | None, rules: list[tuple[str, pl.Expr, str]]
+    frame: pl.DataFrame, path: str, ragged: pl.Series | None, *, rules: list[tuple[str, pl.Expr, str]]
 ) -> None:
     """Raise for the rows of the list that break a rule (each row's first rule; a ragged row is reported
     as ragged only: its values are not trusted): all of them counted, the first :data:`SHOWN_ROWS`
@@ -191,7 +193,7 @@ def _refuse_bad_rows(
         if hits.height == 1:
             raise InputDataError(reason, path=path, row=row, column=name, value=value, hint=hint)
         lines.append(f"row {row}, column {name}: {reason}")
-    raise rows_not_valid("the list", hits.height, lines, path, hint)
+    raise rows_not_valid("the list", hits.height, lines, path=path, hint=hint)
 
 
 def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:

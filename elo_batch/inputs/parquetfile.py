@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 
 def read_parquet_file(
-    path: str, trim: bool, columns: Collection[str] | None, stored: textfile.Stored | None = None
+    path: str, trim: bool, columns: Collection[str] | None, *, stored: textfile.Stored | None = None
 ) -> tuple[pl.DataFrame, InputFile]:
     """A Parquet file: read by polars from the file (no copy of its bytes; only the ``columns`` asked
     for) while another thread hashes it; with ``stored``, from its content (what a gzip file holds),
@@ -45,7 +45,7 @@ def read_parquet_file(
     return frame, InputFile(path, size, sha256, frame.height, "parquet", None, header=tuple(originals))
 
 
-def parquet_whole_rows(source: str, path: str, rows: pl.Series, trim: bool) -> pl.DataFrame:
+def parquet_whole_rows(source: str, path: str, rows: pl.Series, *, trim: bool) -> pl.DataFrame:
     """Rows ``rows`` of a Parquet file, every column (held names), streamed; then ``source_row``."""
     originals = parquet_names(source, path)
     names = held_names(originals, path)

@@ -60,7 +60,7 @@ def load_rating_list(
         if dropped and c.RATING_BEFORE not in frame.columns:  # not a list written by elo-batch
             note = f"{one}: list column(s) {', '.join(dropped)} name outputs of a period and were not carried"
             info = dataclasses.replace(info, notes=(*info.notes, note))
-        frames.append(check_list(frame, one, fractional_ratings, info.header))
+        frames.append(check_list(frame, one, fractional_ratings, header=info.header))
         infos.append(info)
     table = pl.concat(frames, how="diagonal_relaxed") if len(frames) > 1 else frames[0]
     table = _one_row_per_player(table)

@@ -99,7 +99,7 @@ def read_table(
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
                 if not stored.nonblank:
                     raise no_header(path, "the file holds only blank lines" if stored.content_size else EMPTY)
-                return read_parquet_file(path, trim, columns, stored)
+                return read_parquet_file(path, trim, columns, stored=stored)
             table = csvfile.read_csv_file(stored, encoding, columns)  # never whole in memory as bytes or text
     except OSError as exc:
         raise unreadable(exc, path) from exc
@@ -136,16 +136,16 @@ def read_rows(
     if isinstance(source, FrameInput):
         frame, _ = frame_columns(source, None)
         with running(source):
-            return frame_plan(frame, source, trim, rows).drop(SOURCE_FILE).collect()
+            return frame_plan(frame, source, trim, rows=rows).drop(SOURCE_FILE).collect()
     path = source
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
         if head == b"PAR1":
-            return parquet_whole_rows(path, path, rows, trim)
+            return parquet_whole_rows(path, path, rows, trim=trim)
         with textfile.stored(path) as stored:
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
-                return parquet_whole_rows(stored.source, path, rows, trim)
+                return parquet_whole_rows(stored.source, path, rows, trim=trim)
             return csvfile.read_csv_rows(stored, encoding, rows)
     except OSError as exc:
         raise unreadable(exc, path) from exc

@@ -202,7 +202,7 @@ def check(file: Stored, forced: str | None) -> TextFile:
     path = file.path
     if not file.nonblank:
         raise no_header(path, EMPTY if file.content_size == 0 else "the file holds only blank lines")
-    codec, skip, found = _encoding(file.source, path, file.head, forced)
+    codec, skip, found = _encoding(file.source, path, file.head, forced=forced)
     if not found.text:
         raise no_header(path, "the file holds only blank lines")
     return TextFile(file.size, file.sha256, codec, skip, found, file.source)
@@ -220,10 +220,16 @@ def _hash(path: str) -> tuple[int, str, bytes, bool]:
     return size, digest.hexdigest(), head, nonblank
 
 
-def _encoding(source: str, path: str, head: bytes, forced: str | None) -> tuple[str, int, Found]:
+def _encoding(source: str, path: str, head: bytes, *, forced: str | None) -> tuple[str, int, Found]:
     """(codec, BOM bytes to skip, what the text holds) of the bytes in ``source`` (messages name
     ``path``), as :func:`elo_batch.inputs.encoding.detect` decides, a pass over the file per codec tried."""
-    return detect(head, path, forced, lambda name, skip: _decode_pass(source, name, skip), lambda: _any_utf8(source))
+    return detect(
+        head,
+        path,
+        forced,
+        decode=lambda name, skip: _decode_pass(source, name, skip),
+        any_utf8=lambda: _any_utf8(source),
+    )
 
 
 def decoded(path: str, name: str, skip: int) -> Iterator[str]:

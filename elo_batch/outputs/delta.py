@@ -103,8 +103,8 @@ def write_period(
     out: str,
     period: str,
     tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
-    manifest: dict[str, Any],
     *,
+    manifest: dict[str, Any],
     companion: Companion | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
     on_lock_wait: Callable[[str], None] | None = None,
@@ -153,14 +153,14 @@ def write_period(
                 meta = {"period": period, "run_id": record["run_id"], "table": name}
                 meta |= {"columns": plans[name].columns, "manifest": record}
                 interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commits
-                versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta))
+                versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta=meta))
             interrupts.check()
             if companion is not None:
                 companion.commit()
             outputs = {name: str(root / name) for name in ORDER}
             _write_manifest(root, period, {**record, "outputs": outputs, "delta": versions})
         except BaseException as exc:
-            error = _undo(root, period, exc, companion)
+            error = _undo(root, period, exc, companion=companion)
             if error is exc:
                 raise
             raise error from exc
@@ -178,7 +178,7 @@ def _with_sha256(table: Path, committed: dict[str, Any]) -> dict[str, Any]:
     return {**committed, "sha256": digests}
 
 
-def _undo(root: Path, period: str, exc: BaseException, companion: Companion | None) -> BaseException:
+def _undo(root: Path, period: str, exc: BaseException, *, companion: Companion | None) -> BaseException:
     """Put back the tables a failed write committed (an interruption may come right after a commit, so
     every table is checked); the error to raise (``exc`` itself when it says enough)."""
 
@@ -253,14 +253,14 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
         if found[1].get("run_id") == named:
             continue
         try:
-            notes.append(_roll_back(lake, path, name, period, manifest, found[1]))
+            notes.append(_roll_back(lake, path, name, period=period, manifest=manifest, found=found[1]))
         except OutputError:
             if period not in periods:
                 raise
     return tuple(notes)
 
 
-def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str, Any] | None, found: dict) -> str:
+def _roll_back(lake: Any, path: Path, name: str, *, period: str, manifest: dict[str, Any] | None, found: dict) -> str:
     """Give ``path`` back the rows of ``period`` that its manifest names (none without a manifest): the
     files it names are read (a replaced file stays on disk until ``VACUUM``, whatever the log's
     retention) and committed anew as the period's rows."""
@@ -287,7 +287,7 @@ def _roll_back(lake: Any, path: Path, name: str, period: str, manifest: dict[str
         else:  # the period had no rows in this table
             planned = Plan({}, open_table(lake, path).schema(), [], False)
         marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
-        commit(path, period, planned, marker)
+        commit(path, period, planned, meta=marker)
     except Exception as exc:
         raise OutputError(
             f"period {period}: a run killed between its commits left rows that no manifest names, and the files "

@@ -113,7 +113,7 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
     for column, dtype in given.items():
         twin = by_case.setdefault(column.lower(), column)
         if twin != column:
-            raise _type_error(path, period, column, f"its name differs only in case from the column {twin!r}")
+            raise _type_error(path, period, column, problem=f"its name differs only in case from the column {twin!r}")
         if isinstance(dtype, pl.Categorical | pl.Enum):
             casts.append(pl.col(column).cast(pl.String))
         elif dtype == pl.Null:
@@ -121,7 +121,7 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
         elif type(dtype) in _SIGNED:
             casts.append(pl.col(column).cast(_SIGNED[type(dtype)]))
     lazy = lazy.with_columns(casts) if casts else lazy
-    incoming = _delta_fields(lake, lazy.collect_schema(), path, period)
+    incoming = _delta_fields(lake, lazy.collect_schema(), path, period=period)
     as_text, to_text = [], []
     for column, field in incoming.items():
         kind = _kind(field.type)
@@ -134,7 +134,7 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
         else:
             written = lazy.collect_schema()[column]
             problem = f"the Delta table holds {readable.get(column, held[column])}, this period writes {written}"
-            raise _type_error(path, period, column, problem)
+            raise _type_error(path, period, column, problem=problem)
     lazy = lazy.with_columns(pl.col(as_text).cast(pl.String)) if as_text else lazy
     text = lake.schema.PrimitiveType("string")
     merged = [lake.Field(f.name, text, nullable=True) if f.name in to_text else f for f in fields]
@@ -145,7 +145,7 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
         for other in others:
             if not is_month(other):  # a partition this rewrite would have to name as a folder
                 problem = f"the table holds a partition {c.PERIOD}={other!r}, which is not a month of play"
-                raise _type_error(path, period, c.PERIOD, problem)
+                raise _type_error(path, period, c.PERIOD, problem=problem)
         every = pl.scan_delta(table).with_columns(pl.col(to_text).cast(pl.String))
         rows = {other: every.filter(pl.col(c.PERIOD) == other) for other in others} | rows
     return Plan(rows, lake.Schema(merged), list(incoming), bool(to_text))
@@ -156,7 +156,7 @@ def _kind(delta_type: Any) -> str:
     return str(getattr(delta_type, "type", delta_type))
 
 
-def _delta_fields(lake: Any, schema: pl.Schema, path: Path, period: str) -> dict[str, Any]:
+def _delta_fields(lake: Any, schema: pl.Schema, path: Path, *, period: str) -> dict[str, Any]:
     """Column -> the Delta field it is written as, or the refusal of a type Delta has not."""
     fields = {}
     for column, dtype in schema.items():
@@ -164,11 +164,11 @@ def _delta_fields(lake: Any, schema: pl.Schema, path: Path, period: str) -> dict
             arrow = pl.DataFrame(schema={column: dtype}).to_arrow(compat_level=pl.CompatLevel.oldest()).schema
             fields[column] = lake.Schema.from_arrow(arrow).fields[0]
         except Exception as exc:  # deltalake's own error: the Arrow type has no Delta type
-            raise _type_error(path, period, column, f"Delta Lake has no type for {dtype}") from exc
+            raise _type_error(path, period, column, problem=f"Delta Lake has no type for {dtype}") from exc
     return fields
 
 
-def _type_error(path: Path, period: str, column: str, problem: str) -> OutputError:
+def _type_error(path: Path, period: str, column: str, *, problem: str) -> OutputError:
     return OutputError(
         f"{problem}; nothing of period {period} was written",
         path=str(path),
@@ -178,7 +178,7 @@ def _type_error(path: Path, period: str, column: str, problem: str) -> OutputErr
     )
 
 
-def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict[str, Any]:
+def commit(path: Path, period: str, planned: Plan, *, meta: dict[str, Any]) -> dict[str, Any]:
     """Write the planned rows (one file per period) and commit them in one transaction that replaces
     ``period`` (every period when ``planned.whole``), with ``meta`` as elo-batch's record in the commit.
 
@@ -193,7 +193,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     added: list[Any] = []
     try:
         for each, rows in planned.rows.items():
-            added.append(_write_file(lake, path, each, rows))
+            added.append(_write_file(lake, path, each, rows=rows))
         rows_of = {action.path: json.loads(action.stats)["numRecords"] for action in added}
         for action in [action for action in added if rows_of[action.path] == 0]:  # no file for no rows
             (path / action.path).unlink()
@@ -227,7 +227,7 @@ def commit(path: Path, period: str, planned: Plan, meta: dict[str, Any]) -> dict
     return {"version": found[0], "rows": sum(rows_of[file] for file in mine), "files": mine}
 
 
-def _write_file(lake: Any, path: Path, period: str, rows: pl.LazyFrame) -> Any:
+def _write_file(lake: Any, path: Path, period: str, *, rows: pl.LazyFrame) -> Any:
     """One period's rows as a Parquet file of the table (streamed by polars, as the hive writer does, without
     the partition column: Delta keeps it in the log); its add action, with statistics from the footer."""
     relative = f"{c.PERIOD}={period}/part-00000-{uuid.uuid4()}-c000.zstd.parquet"

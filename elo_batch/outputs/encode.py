@@ -50,6 +50,7 @@ def write_table(
     frame: pl.DataFrame | pl.LazyFrame,
     target: str | Path | IO[bytes],
     fmt: Format,
+    *,
     csv_formulas: CsvFormulas = "escape",
 ) -> int:
     """Write ``frame`` as CSV (UTF-8, comma, header; see :func:`csv_safe`) or Parquet (:data:`PARQUET`).
@@ -74,7 +75,7 @@ def write_table(
             a file written short without an error (:func:`incomplete`) too.
     """
     try:
-        rows = _write_table(frame, target, fmt, csv_formulas)
+        rows = _write_table(frame, target, fmt, csv_formulas=csv_formulas)
     except (pl.exceptions.PolarsError, OSError) as exc:
         error = os_error(exc, target)
         if error is None and isinstance(target, str | Path):  # an error that lost its errno ("Invalid thrift")
@@ -174,7 +175,7 @@ def os_error(exc: BaseException, target: object = None) -> OSError | None:
 
 
 def _write_table(
-    frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format, csv_formulas: CsvFormulas
+    frame: pl.DataFrame | pl.LazyFrame, target: str | Path | IO[bytes], fmt: Format, *, csv_formulas: CsvFormulas
 ) -> int | None:
     if isinstance(frame, pl.LazyFrame):
         if not isinstance(target, str | Path):

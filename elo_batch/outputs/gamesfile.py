@@ -70,7 +70,7 @@ def write_games(
         if isinstance(games, pl.LazyFrame):
             with tempfile.TemporaryDirectory(prefix="elo-batch-") as folder:
                 local = os.path.join(folder, f"{name}{suffix}")
-                write_table(games, local, fmt, csv_formulas)
+                write_table(games, local, fmt, csv_formulas=csv_formulas)
                 with open(local, "rb") as handle:
                     data = handle.read()
         else:
@@ -82,18 +82,18 @@ def write_games(
     temporary = os.path.join(folder, f".{os.path.basename(out)}.{uuid.uuid4().hex[:12]}.tmp")
     try:
         os.makedirs(folder, exist_ok=True)
-        write_table(games, temporary, fmt, csv_formulas)
+        write_table(games, temporary, fmt, csv_formulas=csv_formulas)
         os.replace(temporary, out)
     except (OSError, pl.exceptions.ComputeError) as exc:
         if os.path.exists(temporary):
             os.remove(temporary)
         raise write_error(
-            exc, out, f"the {name} file", "check that the folder is writable and the disk has room."
+            exc, out, f"the {name} file", hint="check that the folder is writable and the disk has room."
         ) from exc
     return out
 
 
-def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str, hint: str) -> OutputError:
+def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str, *, hint: str) -> OutputError:
     """The error (exit 73) for a file that cannot be written: an OSError, or polars' error for one
     (a full disk while it writes Parquet).
 
@@ -110,7 +110,7 @@ def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str,
     return OutputError(f"cannot write {what} ({reason})", path=path, hint=hint)
 
 
-def spill_part(frame: pl.DataFrame, folder: str, number: int, what: str, hint: str) -> str:
+def spill_part(frame: pl.DataFrame, folder: str, number: int, *, what: str, hint: str) -> str:
     """Write one batch of an import to ``folder/NNNNNN.parquet`` (lz4: read back once, soon) and return
     its path, so that an importer holds one batch at a time, not the whole file.
 
@@ -128,5 +128,5 @@ def spill_part(frame: pl.DataFrame, folder: str, number: int, what: str, hint: s
     try:
         frame.write_parquet(path, compression="lz4")
     except (OSError, pl.exceptions.ComputeError) as exc:
-        raise write_error(exc, folder, what, hint) from exc
+        raise write_error(exc, folder, what, hint=hint) from exc
     return path

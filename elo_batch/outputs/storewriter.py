@@ -37,9 +37,9 @@ def write_period(
     out: str,
     period: str,
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    *,
     manifest: dict[str, Any],
     fmt: Format = "parquet",
-    *,
     csv_formulas: CsvFormulas = "escape",
 ) -> dict[str, str]:
     """Write one period's tables and manifest under an object-store prefix (see the module's order).

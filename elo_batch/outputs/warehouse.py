@@ -125,7 +125,10 @@ class PeriodLoad:
             self._connection.begin()
             for name, frame in self.tables.items():
                 _replace(
-                    self._connection, name, self.period, frame.collect() if isinstance(frame, pl.LazyFrame) else frame
+                    self._connection,
+                    name,
+                    self.period,
+                    frame=frame.collect() if isinstance(frame, pl.LazyFrame) else frame,
                 )
         except (duckdb.Error, OutputError) as exc:
             self.abort()
@@ -191,7 +194,7 @@ def _column_type(spelled: str) -> str:
     return str(_duckdb().sqltype(spelled))
 
 
-def _replace(connection: Any, name: str, period: str, frame: pl.DataFrame) -> None:
+def _replace(connection: Any, name: str, period: str, *, frame: pl.DataFrame) -> None:
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
     incoming = frame.with_columns(
         pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give

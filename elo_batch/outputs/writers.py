@@ -100,9 +100,9 @@ def write_period(
     out: str,
     period: str,
     tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    *,
     manifest: dict[str, Any],
     fmt: Format = "parquet",
-    *,
     csv_formulas: CsvFormulas = "escape",
     companion: Companion | None = None,
     lock_timeout: float = outlock.DEFAULT_TIMEOUT,
@@ -140,7 +140,7 @@ def write_period(
     if objectstore.is_object_store(out):  # s3://bucket/prefix: no rename there, see objectstore.py
         if companion is not None:
             raise ValueError("an object store has no commit to share with a companion")
-        return storewriter.write_period(out, period, tables, manifest, fmt, csv_formulas=csv_formulas)
+        return storewriter.write_period(out, period, tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas)
     out = objectstore.local_path(out)
     written: dict[str, str] = {}
     objects: dict[str, dict[str, Any]] = {}
@@ -151,7 +151,7 @@ def write_period(
                 target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
                 written[name] = str(partition_dir(out, name, period) / target.name)
                 with _naming(written[name]):
-                    rows = write_table(frame, target, fmt, csv_formulas)
+                    rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
                 objects[name] = {**_fingerprint(target), "rows": rows}
             manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
             manifest = {**manifest, "outputs": dict(written), "objects": objects}

@@ -117,7 +117,7 @@ def rate_period(
         raise UsageError(
             f"{period!r} is a range of periods", option="period", hint="give one month YYYY-MM, or use rate_periods()."
         )
-    return next(_rate(games, ratings, config, chosen))
+    return next(_rate(games, ratings, config, options=chosen))
 
 
 def rate_periods(
@@ -145,7 +145,7 @@ def rate_periods(
         As :func:`rate_period`.
     """
     chosen = _options("elo_batch.spark.rate_periods", options, keywords)
-    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), chosen)
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), options=chosen)
 
 
 def write_period(
@@ -198,7 +198,7 @@ def require_spark() -> None:
 
 
 def _rate(
-    games: DataFrame, ratings: DataFrame | Source | NotGiven | None, config: RunConfig, options: RunOptions
+    games: DataFrame, ratings: DataFrame | Source | NotGiven | None, config: RunConfig, *, options: RunOptions
 ) -> Iterator[SparkPeriodResult]:
     """Check the list, the rule sets and the games now; rate the periods as the iterator is advanced."""
     require_spark()
@@ -212,27 +212,28 @@ def _rate(
     fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     ratings_period = options.ratings_period
     tablelist.check(ratings, ratings_period, config.periods)
-    rating_list, list_info = _load_list(ratings, fractional, encoding, config, ratings_period)
+    rating_list, list_info = _load_list(ratings, fractional, encoding, config=config, ratings_period=ratings_period)
     events, events_info = _load_events(options.events, encoding)
     frame = options.bands_frame()
     bands = load_bands(frame if frame is not None else run_bands(config), encoding=encoding)
     checked = check_games(games, source_name=source_name, fractional=fractional)
-    checked = _events.settle(checked, events, config.period_by, events_info)
+    checked = _events.settle(checked, events, config.period_by, source=events_info)
     loaded = checked.games
     notes = input_warnings(loaded, rating_list, list_info) + sanity.input_notes(
-        loaded, rating_list, list_info, config, alike=lambda periods: alike_rows(checked, periods)
+        loaded, rating_list, list_info, config=config, alike=lambda periods: alike_rows(checked, periods)
     )
     check_strict(loaded, config)
     if rating_list is None and not sources.ratings_none(ratings):
         guards.check_rating_source(config.periods, lambda: checked.game_ratings_in(config.periods))
     inputs = rated.RunInputs(loaded.files, list_info, config, encoding, started)
-    return _periods(games.sparkSession, checked, rating_list, config, notes, inputs, bands)
+    return _periods(games.sparkSession, checked, rating_list, config=config, notes=notes, inputs=inputs, bands=bands)
 
 
 def _periods(
     spark: SparkSession,
     checked: SparkGames,
     rating_list: pl.DataFrame | None,
+    *,
     config: RunConfig,
     notes: tuple[str, ...],
     inputs: rated.RunInputs,
@@ -263,6 +264,7 @@ def _load_list(
     ratings: DataFrame | Source | NotGiven | None,
     fractional: bool,
     encoding: str | None,
+    *,
     config: RunConfig,
     ratings_period: str | None,
 ) -> tuple[pl.DataFrame | None, InputFile | None]:

@@ -75,10 +75,10 @@ class SparkEngine:
         return self._games.games
 
     def settle(
-        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+        self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
     ) -> GamesInput:
         """The games' event facts worked out on Spark (as :func:`elo_batch.engine.events.settle`)."""
-        self._games = _events.settle(self._own(games), table, period_by, source)
+        self._games = _events.settle(self._own(games), table, period_by, source=source)
         return self._games.games
 
     def rate_periods(

@@ -118,7 +118,15 @@ class _Checker:
             pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(c.SOURCE_FILE).alias(c.SOURCE_ROW)
         )
         yield from _arrow.to_batches(
-            check_unit(part, table, self.where, self.fractional, self.header, self.canonical, trimmed=False),
+            check_unit(
+                part,
+                table,
+                self.where,
+                fractional=self.fractional,
+                header=self.header,
+                canonical=self.canonical,
+                trimmed=False,
+            ),
             self.output,
         )
 
@@ -127,10 +135,10 @@ def check_unit(
     part: int,
     table: pl.DataFrame,
     where: str,
+    *,
     fractional: bool,
     header: tuple[str, ...],
     canonical: dict[str, pl.DataType],
-    *,
     trimmed: bool,
 ) -> pl.DataFrame:
     """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
@@ -213,17 +221,17 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
     rows_read = int(side.filter(pl.col(w.MAP_KIND) == READ)[w.UNIT_ROWS].sum())
     files = (InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header),)
     good = checked.where(F.col(w.MAP_KIND) == GOOD).select(*canonical, w.PART)
-    return finish(checked, good, side, canonical, frozenset(absent), files)
+    return finish(checked, good, side, canonical=canonical, absent=frozenset(absent), files=files)
 
 
 def finish(
     checked: DataFrame,
     good: DataFrame,
     side: pl.DataFrame,
+    *,
     canonical: dict[str, pl.DataType],
     absent: frozenset[str],
     files: tuple[InputFile, ...],
-    *,
     by_path: bool = True,
 ) -> SparkGames:
     """The end of the check, whatever its units: the rows numbered in their files, repeated game_ids

@@ -79,7 +79,7 @@ class _Placer:
 
 
 def settle(
-    games: SparkGames, table: pl.DataFrame | None, period_by: PeriodBy, source: InputFile | None = None
+    games: SparkGames, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
 ) -> SparkGames:
     """The games with their event facts, as :func:`elo_batch.engine.events.settle` gives them.
 
@@ -112,7 +112,7 @@ def settle(
         .select(pl.col("r" + name).cast(canonical[name]).alias(name) for name in ev.MATCH_ROWS)
         .sort("row_key")
     )
-    facts, refused = ev.reduce_events(plan, groups, picked, source)
+    facts, refused = ev.reduce_events(plan, groups, picked, source=source)
     rows, cached = games.rows, list(games.cached)
     by_event = period_by == "event" and facts.events[c.PERIOD].is_not_null().any()
     if refused.height or by_event:

@@ -89,7 +89,15 @@ class _FileChecker:
                     schema[c.WHITE_ID] == pl.Int64,
                     None if c.GAME_ID in missing else schema[c.GAME_ID] == pl.Int64,
                 )
-                rows = check_unit(number, table, info.path, self.fractional, info.header, _TEXT_IDS, trimmed=trimmed)
+                rows = check_unit(
+                    number,
+                    table,
+                    info.path,
+                    fractional=self.fractional,
+                    header=info.header,
+                    canonical=_TEXT_IDS,
+                    trimmed=trimmed,
+                )
         except EloBatchError as exc:
             return _blob(number, ERROR, (type(exc), exc.__dict__, exc.args))
         return pl.concat([rows, _blob(number, INFO, read)], how="diagonal_relaxed")
@@ -145,5 +153,11 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
     good: DataFrame = checked.where(F.col(w.MAP_KIND) == GOOD).select(*typed, w.PART)
     absent = frozenset.intersection(*(read.missing for read in reads)) if reads else frozenset()
     return finish(
-        checked, good, side.drop(w.BLOB), canonical, absent, tuple(read.info for read in reads), by_path=False
+        checked,
+        good,
+        side.drop(w.BLOB),
+        canonical=canonical,
+        absent=absent,
+        files=tuple(read.info for read in reads),
+        by_path=False,
     )

@@ -90,7 +90,7 @@ class Context:
         event columns, and the upgrades once they are chosen."""
         ids = self.shipped.series("ids")
         table, found = prepass.period_table(
-            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, True, lookups=2 * rows.height
+            rows.lazy(), pl.DataFrame({c.PLAYER_ID: ids}), self.absent, in_memory=True, lookups=2 * rows.height
         )
         if found.len() != ids.len():
             raise InternalError(
@@ -142,7 +142,7 @@ class Mapper:
         ctx, rules = self.context, self.context.rules
         chunk = Chunk(0, ctx.table(rows))
         sides = rate_chunk(chunk, ctx.shipped.series("list_rating"), rules)
-        partial = sums_kernel.partial_sums(chunk, sides, rules, ctx.players)
+        partial = sums_kernel.partial_sums(chunk, sides, rules, players=ctx.players)
         index = np.flatnonzero(partial.exact[w.N])
         sums: dict[str, np.ndarray] = {"s" + w.IDX: index}
         sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
@@ -262,8 +262,11 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
             *[F.aggregate(w.TERMS, F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
         )
     reduced = _arrow.from_spark(whole)
-    exact_totals = {name: _dense(reduced, SUMS, "s", name, players, np.int64) for name in exact}
-    float_totals = {name: pl.Series(name, _dense(reduced, FLOAT, "f", name, players, np.float64)) for name in floating}
+    exact_totals = {name: _dense(reduced, SUMS, "s", name=name, players=players, dtype=np.int64) for name in exact}
+    float_totals = {
+        name: pl.Series(name, _dense(reduced, FLOAT, "f", name=name, players=players, dtype=np.float64))
+        for name in floating
+    }
     pending = reduced.filter(pl.col(w.MAP_KIND) == PENDING).select(
         pl.col("p" + name).cast(dtype).alias(name) for name, dtype in sums_kernel.pending_schema(rules).items()
     )
@@ -283,7 +286,9 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
         .sort("n_row_key")
         .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
     )
-    sums = sums_kernel.sums_of(exact_totals, float_totals, [pending], by_game, rated_rows, rules, players=players)
+    sums = sums_kernel.sums_of(
+        exact_totals, float_totals, [pending], by_game=by_game, rated_rows=rated_rows, rules=rules, players=players
+    )
     return Reduced(sums, rows, two_sided, by_code, waived, noted)
 
 
@@ -292,7 +297,7 @@ def _adder(name: str) -> Callable[[Column, Column], Column]:
     return lambda total, term: total + term[name]
 
 
-def _dense(reduced: pl.DataFrame, kind: int, prefix: str, name: str, players: int, dtype: type) -> np.ndarray:
+def _dense(reduced: pl.DataFrame, kind: int, prefix: str, *, name: str, players: int, dtype: type) -> np.ndarray:
     """A sum of the reduce by dense player index (0 for players without one)."""
     rows = reduced.filter(pl.col(w.MAP_KIND) == kind)
     dense: np.ndarray = np.zeros(players, dtype)

@@ -76,7 +76,7 @@ def rate_periods(
             games,
             current,
             rules,
-            period,
+            period=period,
             add_players_from_games=rating_list is None,
             reject_undated=number == 0,
             start_lists=start_lists,
@@ -90,8 +90,8 @@ def rate_period(
     games: SparkGames,
     rating_list: pl.DataFrame | None,
     rules: RuleSet,
-    period: str,
     *,
+    period: str,
     add_players_from_games: bool,
     reject_undated: bool,
     start_lists: Mapping[str, pl.DataFrame | None] | None = None,
@@ -107,7 +107,7 @@ def rate_period(
         players,
         games,
         rating_list,
-        period,
+        period=period,
         add_players_from_games=add_players_from_games,
         start_lists=start_lists or {},
     )
@@ -118,10 +118,10 @@ def rate_period(
         "boundaries": _prepass.block_starts(rows, in_period, sums.SUM_ROWS),
         **_map.frames_of(prepared.events),
     }
-    context = _context(frames, rules, prepared, games, period)
+    context = _context(frames, rules, prepared, games=games, period=period)
     if rules.cap_400 == "once-per-event":
         frames["chosen"] = _prepass.chosen_upgrades(rows, context)
-        context = _context(frames, rules, prepared, games, period)
+        context = _context(frames, rules, prepared, games=games, period=period)
     output = _arrow.spark_schema(_map.map_schema(rules))
     with _arrow.job():
         mapped = rows.mapInArrow(_map.Mapper(context, _arrow.arrow_schema(output)), output)
@@ -132,11 +132,11 @@ def rate_period(
             hint="this is a bug in elo-batch's Spark engine; please report it.",
         )
     bands = bands or band_rules.default_bands()
-    finished = finalize(prepared, reduced.sums, rules, period, bands)
+    finished = finalize(prepared, reduced.sums, rules, period=period, bands=bands)
     rejected, counts = accounting(
         games.games, period, in_period=in_period, counted=finished.counted_rows, reject_undated=reject_undated
     )
-    audited = _audit(rows, finished, frames, context)
+    audited = _audit(rows, finished, frames, context=context)
     up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
     started = eventrows.start_note(prepared.events, reduced.noted) if prepared.events is not None else []
     warnings = (
@@ -159,6 +159,7 @@ def _context(
     frames: Mapping[str, pl.DataFrame | pl.Series | None],
     rules: RuleSet,
     prepared: Prepared,
+    *,
     games: SparkGames,
     period: str,
 ) -> _map.Context:
@@ -183,7 +184,7 @@ class _Audit:
 
 
 def _audit(
-    rows: DataFrame, finished: Finished, frames: Mapping[str, pl.DataFrame | pl.Series | None], context: _map.Context
+    rows: DataFrame, finished: Finished, frames: Mapping[str, pl.DataFrame | pl.Series | None], *, context: _map.Context
 ) -> _Audit:
     """The period's audit as a Spark frame in input order, and as a LazyFrame that streams it from Spark."""
     shipped = _map.ship(

@@ -41,8 +41,8 @@ def prepare(
     players: pl.DataFrame,
     games: SparkGames,
     rating_list: pl.DataFrame | None,
-    period: str,
     *,
+    period: str,
     add_players_from_games: bool,
     start_lists: Mapping[str, pl.DataFrame | None],
 ) -> prepass.Prepared:
@@ -78,7 +78,7 @@ def prepare(
     )
     events = None
     if games.games.events is not None:
-        events = eventrows.period_events(games.games.events, period, listed, ids, start_lists)
+        events = eventrows.period_events(games.games.events, period, listed, ids=ids, start_lists=start_lists)
         warnings += events.notes
     return prepass.Prepared(listed, ids, pl.DataFrame(), list_rating, tuple(warnings), events)
 
