@@ -1,7 +1,7 @@
 """The layout stays as docs/architecture.md draws it: modules that say what they own, a CLI that drives the
 public API only, a Spark engine that uses the library's public names only, working columns named in one
-module. The layers themselves (who may import whom, no circle) are import-linter's contracts in
-pyproject.toml, run by ``lint-imports`` (.ci/run)."""
+module, at most three parameters a function takes positionally. The layers themselves (who may import
+whom, no circle) are import-linter's contracts in pyproject.toml, run by ``lint-imports`` (.ci/run)."""
 
 from __future__ import annotations
 
@@ -126,6 +126,54 @@ def test_the_spark_check_catches_a_private_name(tmp_path: Path) -> None:
         "m.py:3: from elo_batch.inputs.validate import _check_file",
         "m.py:5: prepass._period_table",
     ]
+
+
+#: The most parameters a function takes positionally (``self``/``cls`` aside); the rest are keyword-only.
+MOST_POSITIONAL = 3
+#: Functions that may take more, each for a reason: file (relative to the package) -> names.
+POSITIONAL_ALLOWED = {
+    "cli/calccmd.py": {"game_command", "tournament_command"},  # typer commands: typer passes keywords
+    "cli/importcmd.py": {"import_trf_command"},
+    "cli/runcmd.py": {"run_command", "validate_command"},
+    "spark/_arrow.py": {"source"},  # polars' register_io_source calls it with four positional arguments
+}
+
+
+def positional_overflows(folder: Path, allowed: dict[str, set[str]] = POSITIONAL_ALLOWED) -> list[str]:
+    """``file:line: name takes N positionally`` for each function under ``folder`` that takes more than
+    :data:`MOST_POSITIONAL` parameters positionally and is not in ``allowed``."""
+    bad = []
+    for path in sorted(folder.rglob("*.py")):
+        where = path.relative_to(folder).as_posix()
+        functions = [
+            node
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        ]
+        for node in sorted(functions, key=lambda node: node.lineno):
+            given = [a for a in node.args.posonlyargs + node.args.args if a.arg not in ("self", "cls")]
+            if len(given) > MOST_POSITIONAL and node.name not in allowed.get(where, set()):
+                bad.append(f"{where}:{node.lineno}: {node.name} takes {len(given)} positionally")
+    return bad
+
+
+def test_no_function_takes_more_than_three_parameters_positionally() -> None:
+    """Past the third, a call names its arguments (``rate_period(games, list, rules, period=...)``)."""
+    assert positional_overflows(PACKAGE) == []
+
+
+def test_the_positional_check_catches_a_fourth_parameter(tmp_path: Path) -> None:
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "m.py").write_text(
+        "def ok(self, a, b, c, *, d): ...\nclass C:\n    def f(self, a, b, c, d): ...\n"
+        "def run_command(a, b, c, d): ...\n",
+        encoding="utf-8",
+    )
+    assert positional_overflows(tmp_path) == [
+        "cli/m.py:3: f takes 4 positionally",
+        "cli/m.py:4: run_command takes 4 positionally",
+    ]
+    assert positional_overflows(tmp_path, {"cli/m.py": {"f", "run_command"}}) == []
 
 
 #: The one module that names working columns (its docstring says what a working column is).
