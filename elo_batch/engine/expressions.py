@@ -352,7 +352,7 @@ def initial_rating(
     >>> import polars as pl
     >>> from elo_batch.rules.sets import FIRST_RATING_2022
     >>> pool = pl.DataFrame({"s": [9000, 9000, 9000], "n": [5, 5, 5], "w2": [5, 7, 3]})
-    >>> ru = initial_rating(pl.col("s"), pl.col("n"), pl.col("w2"), FIRST_RATING_2022).alias("ru")
+    >>> ru = initial_rating(pl.col("s"), pl.col("n"), pl.col("w2"), rule=FIRST_RATING_2022).alias("ru")
     >>> pool.select(ru)["ru"].to_list()  # 50 %: Ra; 3.5/5: + 2 x 20; 1.5/5 = .30: dp -149
     [1800, 1840, 1651]
     """
