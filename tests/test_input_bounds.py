@@ -150,27 +150,40 @@ def _games_csv(path: Path, rows: int) -> Path:
     return path
 
 
+#: Prints the peak resident memory of the process, in bytes.
+_PRINT_PEAK = (
+    "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM')))"
+)
+
+
+def _peak_of(body: str, args: list[str], env: dict[str, str]) -> int:
+    """The peak resident memory (bytes) of a fresh interpreter running ``body`` (statements; ``sys`` is
+    imported, ``args`` are its ``sys.argv[1:]``; it may set ``status``, the exit status, which must be
+    0): the peak of that process alone (``ru_maxrss`` would count its parent's pages from before exec)."""
+    reset = "open('/proc/self/clear_refs', 'w').write('5')"  # the peak counted from here
+    code = f"import sys; {reset}; status = 0; {body}; {_PRINT_PEAK}; sys.exit(status)"
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.slow
 def test_a_20_mb_games_csv_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """The reading and checking of a games CSV (the part of a run that grows with the file): its peak
     resident memory, in a process of its own with the allocator as the command line sets it."""
     games = _games_csv(tmp_path / "games.csv", 430_000)
     size = games.stat().st_size
-    code = (  # the peak of this process alone (ru_maxrss would count its parent's pages from before exec)
-        "import sys; open('/proc/self/clear_refs', 'w').write('5'); "
-        "from elo_batch.inputs.validate import load_games; "
-        "games = load_games([sys.argv[1]]); assert games.rows.height == 430_000, games.rejected; "
-        "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM')))"
-    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
 
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(games)], capture_output=True, text=True, env=env, timeout=300
+    peak = _peak_of(
+        "from elo_batch.inputs.validate import load_games; games = load_games([sys.argv[1]]); "
+        "assert games.rows.height == 430_000, games.rejected",
+        [str(games)],
+        env,
     )
 
-    assert done.returncode == 0, done.stderr[-2000:]
     assert 19e6 < size < 22e6
-    assert int(done.stdout) <= 5 * size + 0.3e9, (int(done.stdout) / 1e6, size / 1e6)
+    assert peak <= 5 * size + 0.3e9, (peak / 1e6, size / 1e6)
 
 
 @pytest.mark.slow
@@ -186,22 +199,11 @@ def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(
         tmp_path / "list.csv"
     )
     size = games.stat().st_size
-    code = (  # the peak of this process alone, the allocator as the command line sets it
-        "import sys; open('/proc/self/clear_refs', 'w').write('5'); "
-        "from elo_batch.cli.app import console; status = console(sys.argv[1:]); "
-        "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM'))); "
-        "sys.exit(status)"
-    )
     args = [str(games), "--ratings", str(tmp_path / "list.csv"), "--period", "2025-11", "--out", str(tmp_path / "out")]
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"} | {"PYTHONPATH": str(ROOT)}
 
-    peaks = []
-    for _ in range(3):
-        done = subprocess.run(
-            [sys.executable, "-c", code, "run", *args], capture_output=True, text=True, env=env, timeout=300
-        )
-        assert done.returncode == 0, done.stderr[-2000:]
-        peaks.append(int(done.stdout.strip().splitlines()[-1]))
+    run = "from elo_batch.cli.app import console; status = console(sys.argv[1:])"  # the allocator as the CLI sets it
+    peaks = [_peak_of(run, ["run", *args], env) for _ in range(3)]
 
     assert 35e6 < size < 40e6
     assert read_table(tmp_path / "out", "audit", "2025-11").height == 1_600_000
@@ -215,17 +217,13 @@ def test_a_wide_header_over_short_rows_is_loaded_within_5_times_its_size_plus_0_
     names = ["white_id", "black_id", "result", "date", *(f"x{i}" for i in range(10_000))]
     games = tmp_path / "games.csv"
     games.write_text(",".join(names) + "\n" + "A,B,1-0,2025-11-03\n" * 20, encoding="utf-8")
-    code = (
-        "import sys; open('/proc/self/clear_refs', 'w').write('5'); "
-        "from elo_batch.inputs.validate import load_games; "
-        "games = load_games([sys.argv[1]]); assert games.rejected.height == 20, games.rejected; "
-        "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status') if line.startswith('VmHWM')))"
-    )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
 
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(games)], capture_output=True, text=True, env=env, timeout=300
+    peak = _peak_of(
+        "from elo_batch.inputs.validate import load_games; games = load_games([sys.argv[1]]); "
+        "assert games.rejected.height == 20, games.rejected",
+        [str(games)],
+        env,
     )
 
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert int(done.stdout) <= 5 * games.stat().st_size + 0.3e9, int(done.stdout) / 1e6
+    assert peak <= 5 * games.stat().st_size + 0.3e9, peak / 1e6
