@@ -42,11 +42,9 @@ class NotGiven(enum.Enum):
 NOT_GIVEN: Final = NotGiven.NOT_GIVEN
 
 
-#: The options of a run (:class:`RunOptions`) that make its config (:class:`elo_batch.config.RunConfig`).
-CONFIG_FIELDS = (
-    "rules", "rule_set", "list_kind", "expected", "cap_400", "k", "rule_700", "rounding", "strict", "chunk_rows",
-    "max_rejected", "period_by",
-)  # fmt: skip
+#: The options of a run (:class:`RunOptions`) that make its config (:class:`elo_batch.config.RunConfig`):
+#: the config's fields but its periods and its band table (a path only there, a frame too here).
+CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(RunConfig) if field.name not in ("periods", "bands"))
 
 
 @dataclass(frozen=True, kw_only=True)
