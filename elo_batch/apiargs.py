@@ -108,20 +108,6 @@ def seconds_arg(value: object, parameter: str) -> float:
     return float(value)
 
 
-def choice_arg(value: object, parameter: str, choices: tuple[str, ...]) -> None:
-    """Refuse a value of ``parameter`` that is not one of ``choices``.
-
-    Raises:
-        UsageError: ``value`` is not one of ``choices``.
-    """
-    if not isinstance(value, str) or value not in choices:
-        raise UsageError(
-            f"{value!r} is not one of {', '.join(map(repr, choices))}",
-            option=parameter,
-            hint=f"use one of {', '.join(choices)}.",
-        )
-
-
 def engine_of(engine: str, spark_master: str | None, options: RunOptions) -> Engine | None:
     """The engine of :func:`elo_batch.run`: None for ``local`` (rate here), the Spark engine on
     ``spark_master`` for ``spark``; pyspark is looked for now, before the lock and the inputs.

@@ -207,10 +207,19 @@ def _is_frame(value: object) -> bool:
 def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value is None and name in _OPTIONAL_CHOICES:
         return
+    check_choice(value, name, choices)
+
+
+def check_choice(value: object, parameter: str, choices: tuple[str, ...]) -> None:
+    """Refuse a value of ``parameter`` that is not one of ``choices``.
+
+    Raises:
+        UsageError: ``value`` is not one of ``choices``.
+    """
     if not isinstance(value, str) or value not in choices:
         raise UsageError(
             f"{value!r} is not one of {', '.join(map(repr, choices))}",
-            option=name,
+            option=parameter,
             hint=f"use one of {', '.join(choices)}.",
         )
 

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import BinaryIO, Literal, get_args
 
-from elo_batch.apiargs import choice_arg
 from elo_batch.choices import CapChoice, CsvFormulas, Expected, ListKind, Rounding, RulesName
 from elo_batch.config import check_k, parse_periods
 from elo_batch.engine import calculator
@@ -22,7 +21,7 @@ from elo_batch.errors import UsageError, option
 from elo_batch.formats.trf import read_trf
 from elo_batch.inputs.encoding import decode_text
 from elo_batch.inputs.paths import unreadable
-from elo_batch.options import RunOptions
+from elo_batch.options import RunOptions, check_choice
 from elo_batch.outputs.gamesfile import write_games
 from elo_batch.rules.sets import RuleSet
 from elo_batch.sources import path_arg
@@ -232,7 +231,7 @@ def import_pgn(
 
     paths = [path_arg(files, "files")] if isinstance(files, str | os.PathLike) else _paths_arg(files, "files")
     target = path_arg(out, "out")
-    choice_arg(csv_formulas, "csv_formulas", CSV_FORMULAS)
+    check_choice(csv_formulas, "csv_formulas", CSV_FORMULAS)
     report = convert(paths, target, csv_formulas=csv_formulas)
     return Imported(tuple(report.lines()), target, report.games)
 
@@ -270,7 +269,7 @@ def import_trf(
         OutputError: ``out`` cannot be written.
     """
     file, out = path_arg(file, "file"), path_arg(out, "out")
-    choice_arg(csv_formulas, "csv_formulas", CSV_FORMULAS)
+    check_choice(csv_formulas, "csv_formulas", CSV_FORMULAS)
     month = None
     if period is not None:
         months = parse_periods(period)
@@ -308,6 +307,6 @@ def import_fide_list(
 
     file, out = path_arg(file, "file"), path_arg(out, "out")
     if list_kind is not None:
-        choice_arg(list_kind, "list_kind", get_args(ListKind))
+        check_choice(list_kind, "list_kind", get_args(ListKind))
     report, written = convert(file, out, list_kind=list_kind)
     return Imported(tuple(report.lines()), written, report.players)
