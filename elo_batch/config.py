@@ -98,6 +98,15 @@ class RunConfig:
                 hint=f"give one: {option('rules', 'elo')}, or {option('rule_set')} with a FIDE rule set.",
             )
         base = rule_set_for(self.rules, period, rule_set=self.rule_set, list_kind=self.list_kind)
+        changes = self._changes(base)
+        if not changes:
+            return base
+        suffix = ",".join(f"{key}={value}" for key, value in changes.items())
+        return replace(base, name=f"{base.name}+{suffix}", **changes)  # type: ignore[arg-type]
+
+    def _changes(self, base: RuleSet) -> dict[str, object]:
+        """The parts of ``base`` this run overrides (field -> value), in the order the rule set's name
+        lists them: only those that differ from ``base``."""
         changes: dict[str, object] = {}
         if self.expected is not None and self.expected != base.expected:
             changes["expected"] = self.expected
@@ -111,10 +120,7 @@ class RunConfig:
             changes["rule_700"] = self.rule_700
         if self.rounding is not None and self.rounding != base.rounding:
             changes["rounding"] = self.rounding
-        if not changes:
-            return base
-        suffix = ",".join(f"{key}={value}" for key, value in changes.items())
-        return replace(base, name=f"{base.name}+{suffix}", **changes)  # type: ignore[arg-type]
+        return changes
 
 
 def parse_max_rejected(value: int | str) -> int | str:

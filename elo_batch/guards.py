@@ -102,21 +102,9 @@ def rejected_reasons(rejected: pl.DataFrame, top: int = TOP_REASONS) -> tuple[tu
     """
     if rejected.height == 0:
         return (), 0
-    value, reason = pl.col(c.VALUE), pl.col(c.REASON)
-    parts = reason.str.split(value)  # polars replaces a pattern of a column's values only one character long
-    elided = pl.concat_str(parts.list.first(), pl.lit(ELIDED), parts.list.slice(1).list.join(value))
-    quotes = value.is_not_null() & (value != "") & reason.str.contains(value, literal=True)
     groups = (
         rejected.lazy()
-        .select(
-            pl.col(c.COLUMN),
-            pl.when(quotes)
-            .then(elided)
-            .otherwise(reason)
-            .str.replace(_ROWS_NAMED, _ROWS_ELIDED)  # the rows of a game entered twice are values too
-            .fill_null("")
-            .alias(w.ELIDED_REASON),
-        )
+        .select(pl.col(c.COLUMN), _elided_reason().alias(w.ELIDED_REASON))
         .with_row_index(w.REASON_FIRST)
         .group_by(c.COLUMN, w.ELIDED_REASON)
         .agg(pl.len().alias(w.REASON_ROWS), pl.col(w.REASON_FIRST).min())
@@ -125,6 +113,16 @@ def rejected_reasons(rejected: pl.DataFrame, top: int = TOP_REASONS) -> tuple[tu
     )
     shown = tuple((column, text, int(rows)) for column, text, rows, _ in groups.head(top).iter_rows())
     return shown, groups.height - len(shown)
+
+
+def _elided_reason() -> pl.Expr:
+    """A rejected row's reason with its value, where it first quotes it, and the rows of a game entered
+    twice as ``...`` (text, never null)."""
+    value, reason = pl.col(c.VALUE), pl.col(c.REASON)
+    parts = reason.str.split(value)  # polars replaces a pattern of a column's values only one character long
+    elided = pl.concat_str(parts.list.first(), pl.lit(ELIDED), parts.list.slice(1).list.join(value))
+    quotes = value.is_not_null() & (value != "") & reason.str.contains(value, literal=True)
+    return pl.when(quotes).then(elided).otherwise(reason).str.replace(_ROWS_NAMED, _ROWS_ELIDED).fill_null("")
 
 
 def reasons_text(reasons: tuple[Reason, ...], more: int, sep: str = "; ") -> str:

@@ -68,20 +68,8 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
         InputDataError: a partition cannot be read.
     """
     out = path_arg(out, "out")
-    if isinstance(player, int) and not isinstance(player, bool):
-        player = str(player)
-    elif not isinstance(player, str):
-        raise TypeError(f"player must be a player_id as text or an integer, not {type(player).__name__}")
-    frames = [
-        frame.select(
-            pl.col("player_id").cast(pl.String),
-            pl.lit(period).alias(w.PARTITION_PERIOD),
-            *[pl.col(name).cast(pl.Float64, strict=False) for name in ("rating", "rating_before", "change")],
-            pl.col("status").cast(pl.String),
-            (pl.col("name") if "name" in frame.columns else pl.lit(None)).cast(pl.String).alias("name"),
-        )
-        for period, frame in _partitions(out)
-    ]
+    player = _player_arg(player)
+    frames = [_ratings_of(period, frame) for period, frame in _partitions(out)]
     ratings = pl.concat(frames)
     mine = ratings.filter(pl.col("player_id") == player).sort(w.PARTITION_PERIOD)
     if mine.height == 0:
@@ -90,13 +78,7 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
         raise UsageError(
             f"player {player!r} is in none of the {len(frames)} period(s) in {out}", option="player", hint=hint
         )
-    points: dict[dt.date, tuple[float | None, float | None, str]] = {}
-    for row in mine.iter_rows(named=True):
-        before = _first_day(row[w.PARTITION_PERIOD])
-        if before not in points:
-            points[before] = (row["rating_before"], None, "")
-        label = "new" if row["status"] == "new" else _signed(row["change"]) if row["rating"] is not None else ""
-        points[_first_day(next_period(row[w.PARTITION_PERIOD]))] = (row["rating"], row["change"], label)
+    points = _points(mine)
     dates = sorted(points)
     names = mine["name"].drop_nulls()
     return History(
@@ -107,6 +89,42 @@ def rating_history(out: str | os.PathLike[str], player: str | int) -> History:
         changes=tuple(points[d][1] for d in dates),
         labels=tuple(points[d][2] for d in dates),
     )
+
+
+def _player_arg(player: object) -> str:
+    """The ``player`` argument as the text a ``player_id`` is compared as.
+
+    Raises:
+        TypeError: neither text nor an integer.
+    """
+    if isinstance(player, int) and not isinstance(player, bool):
+        return str(player)
+    if not isinstance(player, str):
+        raise TypeError(f"player must be a player_id as text or an integer, not {type(player).__name__}")
+    return player
+
+
+def _ratings_of(period: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """The columns of one ratings partition a history reads, typed alike in every period."""
+    return frame.select(
+        pl.col("player_id").cast(pl.String),
+        pl.lit(period).alias(w.PARTITION_PERIOD),
+        *[pl.col(name).cast(pl.Float64, strict=False) for name in ("rating", "rating_before", "change")],
+        pl.col("status").cast(pl.String),
+        (pl.col("name") if "name" in frame.columns else pl.lit(None)).cast(pl.String).alias("name"),
+    )
+
+
+def _points(mine: pl.DataFrame) -> dict[dt.date, tuple[float | None, float | None, str]]:
+    """List date -> (rating, the change that made it, its label) of one player's rows, by period."""
+    points: dict[dt.date, tuple[float | None, float | None, str]] = {}
+    for row in mine.iter_rows(named=True):
+        before = _first_day(row[w.PARTITION_PERIOD])
+        if before not in points:
+            points[before] = (row["rating_before"], None, "")
+        label = "new" if row["status"] == "new" else _signed(row["change"]) if row["rating"] is not None else ""
+        points[_first_day(next_period(row[w.PARTITION_PERIOD]))] = (row["rating"], row["change"], label)
+    return points
 
 
 def _partitions(out: str) -> list[tuple[str, pl.DataFrame]]:

@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -188,24 +188,53 @@ def _run(
     on_progress: Progress | None,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
+    repaired = _check_out(out, config, output)
+    progress = on_progress or (lambda step, done, total: None)
+    progress(f"reading {len(sources.games)} input(s)", 0, 1 + 2 * len(config.periods))
+    checked = pipeline.check_inputs(sources, config, engine, out=out)
+    checked = dataclasses.replace(checked, notes=repaired + checked.notes)
+    check_writable(out)
+    hold()
+    delta.check_out(out, output.table_format, output.format)  # again under the lock: another run may have written
+    written = _Written(sources=sources, checked=checked, out=out, config=config, output=output, started=started)
+    summaries = []
+    for summary in _rate_and_write(written, engine, progress=progress):
+        summaries.append(summary)
+        if on_period:
+            on_period(summary)
+    return summaries
+
+
+def _check_out(out: str, config: RunConfig, output: Output) -> tuple[str, ...]:
+    """Refuse, before any input is read, an ``out`` the run cannot write as asked; the notes of the Delta
+    tables a killed run left half committed and this run rolled back."""
     delta.check_out(out, output.table_format, output.format)
     repaired = delta.recover(out, config.periods) if output.table_format == "delta" and Path(out).is_dir() else ()
     if output.duckdb:
         warehouse.check_available(output.duckdb)
     if objectstore.is_object_store(out):
         objectstore.check_available(out)
-    progress = on_progress or (lambda step, done, total: None)
+    return repaired
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Written:
+    """What writing each period of a run needs beside its result: the checked inputs and where they go."""
+
+    sources: pipeline.Sources
+    checked: pipeline.Checked
+    out: str
+    config: RunConfig
+    output: Output
+    started: dt.datetime
+
+
+def _rate_and_write(written: _Written, engine: Engine, *, progress: Progress) -> Iterator[PeriodSummary]:
+    """Each period rated and written in order, its summary given once it is written; the last period's
+    manifest names the later periods of ``out`` built on the list it replaces."""
+    config, checked = written.config, written.checked
+    stale = sanity.later_periods(written.out, config.periods)
     total = 1 + 2 * len(config.periods)
-    progress(f"reading {len(sources.games)} input(s)", 0, total)
-    checked = pipeline.check_inputs(sources, config, engine, out=out)
-    checked = dataclasses.replace(checked, notes=repaired + checked.notes)
-    check_writable(out)
-    hold()
-    delta.check_out(
-        out, output.table_format, output.format
-    )  # again under the lock: a run of the other format may have written
-    stale = sanity.later_periods(out, config.periods)
-    summaries = []
     results = pipeline.rate(checked, config, engine)
     for index, period in enumerate(config.periods):
         progress(f"rating {period}", 1 + 2 * index, total)
@@ -214,23 +243,12 @@ def _run(
         left_stale = stale if index == len(config.periods) - 1 else ()
         warnings = checked.warnings(result, stale=left_stale)
         outputs = write_result(
-            out,
-            result,
-            files=checked.games.files,
-            list_info=checked.list_info,
-            config=config,
-            output=output,
-            encoding=sources.encoding,
-            started=started,
-            warnings=warnings,
+            written.out, result, files=checked.games.files, list_info=checked.list_info, config=config,
+            output=written.output, encoding=written.sources.encoding, started=written.started, warnings=warnings,
             stale_periods=left_stale,
-        )
-        summary = _summary(result, warnings, outputs)
-        summaries.append(summary)
-        if on_period:
-            on_period(summary)
+        )  # fmt: skip
+        yield _summary(result, warnings, outputs)
     progress("done", total, total)
-    return summaries
 
 
 @_in_chunks
@@ -253,7 +271,6 @@ def validate(sources: pipeline.Sources, *, config: RunConfig, on_progress: Progr
     progress(f"reading {len(sources.games)} input(s)", 0, total)
     engine = pipeline.LocalEngine()
     checked = pipeline.check_inputs(sources, config, engine, strict=False)
-    games = checked.games
     summaries = []
     results = pipeline.rate(checked, config, engine)
     for index, period in enumerate(config.periods):
@@ -261,12 +278,19 @@ def validate(sources: pipeline.Sources, *, config: RunConfig, on_progress: Progr
         result = next(results)
         summaries.append(_summary(result, checked.warnings(result), {}))
     progress("done", total, total)
+    return _report(checked, config, tuple(summaries))
+
+
+def _report(checked: pipeline.Checked, config: RunConfig, summaries: tuple[PeriodSummary, ...]) -> ValidationReport:
+    """What ``validate`` reports of checked inputs and the periods it rated: without periods, the usable
+    rows of each period instead."""
+    games = checked.games
     usable = games.rows.lazy().group_by(c.PERIOD).len().sort(c.PERIOD).collect(engine="streaming")
     return ValidationReport(
         files=games.files,
         rows_read=games.rows_read,
         rejected=rejected_in_run(games, config.periods) if config.periods else games.rejected,
-        periods=tuple(summaries),
+        periods=summaries,
         usable_by_period={} if config.periods else dict(usable.iter_rows()),
         warnings=checked.notes,
     )

@@ -132,23 +132,8 @@ def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ..
     """
     counts, period, ratings = result.counts, result.period, result.ratings
     in_period = counts.counted + counts.not_counted
-    notes: list[str] = []
-    if not list_given and ratings.height and ratings[c.RATING_BEFORE].null_count() == ratings.height:
-        notes.append(
-            Text(
-                f"{period}: no player has a rating: no rating list was given and the game rows carry no ratings, "
-                "so every player is unrated and no game is rated. Hint: give the list in force with "
-                f"{option('ratings')}."
-            )
-        )
-    elif counts.counted == 0 and in_period:
-        notes.append(
-            f"{period}: no game was rated: all {in_period} row(s) of the period are audited as not counted "
-            "(the audit gives each reason)"
-        )
-    elif counts.counted == 0 and not counts.rejected:
-        read = f"{counts.rows_read} row(s) read, all of other periods" if counts.rows_read else "no rows read"
-        notes.append(f"{period}: no game of this period in the inputs ({read}): the list is carried forward unchanged")
+    nothing = _nothing_rated(result, list_given=list_given)
+    notes = [nothing] if nothing else []
     if mostly_rejected(counts):
         shown = "; ".join(_where(row) for row in result.rejected.head(FIRST_REJECTED).iter_rows(named=True))
         rows = in_period + counts.rejected
@@ -165,6 +150,28 @@ def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ..
             f"{', '.join(stale)}. Hint: re-run {months} from the new list of {period}."
         )
     return tuple(notes)
+
+
+def _nothing_rated(result: PeriodResult, *, list_given: bool) -> str | None:
+    """Why no game of the period was rated, when none was: no player has a rating, every row of the period
+    is not counted, or the inputs hold no row of the period; None when a game was rated."""
+    counts, period, ratings = result.counts, result.period, result.ratings
+    in_period = counts.counted + counts.not_counted
+    if not list_given and ratings.height and ratings[c.RATING_BEFORE].null_count() == ratings.height:
+        return Text(
+            f"{period}: no player has a rating: no rating list was given and the game rows carry no ratings, "
+            "so every player is unrated and no game is rated. Hint: give the list in force with "
+            f"{option('ratings')}."
+        )
+    if counts.counted == 0 and in_period:
+        return (
+            f"{period}: no game was rated: all {in_period} row(s) of the period are audited as not counted "
+            "(the audit gives each reason)"
+        )
+    if counts.counted == 0 and not counts.rejected:
+        read = f"{counts.rows_read} row(s) read, all of other periods" if counts.rows_read else "no rows read"
+        return f"{period}: no game of this period in the inputs ({read}): the list is carried forward unchanged"
+    return None
 
 
 def mostly_rejected(counts: Counts) -> bool:
@@ -190,8 +197,24 @@ Hint: ids are compared as text ('0100' is not '100'): write them as the list doe
     ids = unlisted.cast(pl.String)
     on_list = listed.cast(pl.String)
     on_list = on_list.filter(~on_list.is_in(ids.implode()))
+    found = _listed_alike(ids, on_list)
+    same = found.filter(pl.col(w.LISTED_ID).is_not_null())
+    examples = pl.concat([same, found.filter(pl.col(w.LISTED_ID).is_null())]).head(EXAMPLES)
+    pairs = examples.select(w.UNLISTED_ID, w.LISTED_ID).iter_rows()
+    shown = [_example(example, match, on_list) for example, match in pairs]
+    text = f"{period}: {ids.len()} player id(s) of the games are not on the rating list and are unrated newcomers"
+    if same.height:
+        text += f"; {same.height} of them match a listed id once spaces, case and leading zeros are ignored"
+    more = ", ..." if ids.len() > EXAMPLES else ""
+    hint = "Hint: ids are compared as text ('0100' is not '100'): write them as the list does."
+    return f"{text}: {', '.join(shown)}{more}. {hint}"
+
+
+def _listed_alike(ids: pl.Series, on_list: pl.Series) -> pl.DataFrame:
+    """Each unlisted id (``UNLISTED_ID``) with the first listed id (``LISTED_ID``, else null) that is the
+    same once spaces, case and leading zeros are ignored, in the order of ``ids``."""
     keys = pl.DataFrame({w.LISTED_ID: on_list}).with_columns(_normalised(pl.col(w.LISTED_ID)).alias(w.NORMALISED_ID))
-    found = (
+    return (
         pl.DataFrame({w.UNLISTED_ID: ids})
         .with_columns(_normalised(pl.col(w.UNLISTED_ID)).alias(w.NORMALISED_ID))
         .join(
@@ -201,21 +224,14 @@ Hint: ids are compared as text ('0100' is not '100'): write them as the list doe
             maintain_order="left",
         )
     )
-    same = found.filter(pl.col(w.LISTED_ID).is_not_null())
-    examples = pl.concat([same, found.filter(pl.col(w.LISTED_ID).is_null())]).head(EXAMPLES)
-    shown = []
-    for example, match in examples.select(w.UNLISTED_ID, w.LISTED_ID).iter_rows():
-        if match is not None:
-            shown.append(f"{example!r} (listed as {match!r})")
-            continue
-        closest = closest_id(example, on_list)
-        shown.append(f"{example!r} (closest listed id: {closest!r})" if closest else repr(example))
-    text = f"{period}: {ids.len()} player id(s) of the games are not on the rating list and are unrated newcomers"
-    if same.height:
-        text += f"; {same.height} of them match a listed id once spaces, case and leading zeros are ignored"
-    more = ", ..." if ids.len() > EXAMPLES else ""
-    hint = "Hint: ids are compared as text ('0100' is not '100'): write them as the list does."
-    return f"{text}: {', '.join(shown)}{more}. {hint}"
+
+
+def _example(example: str, match: str | None, on_list: pl.Series) -> str:
+    """One unlisted id as the warning shows it: with the listed id it matches, else the closest one."""
+    if match is not None:
+        return f"{example!r} (listed as {match!r})"
+    closest = closest_id(example, on_list)
+    return f"{example!r} (closest listed id: {closest!r})" if closest else repr(example)
 
 
 def closest_id(wanted: str, listed: pl.Series) -> str | None:
@@ -229,14 +245,19 @@ def closest_id(wanted: str, listed: pl.Series) -> str | None:
     >>> closest_id("2020090", pl.Series(["2020009", "5202213", "2020091"]))
     '2020091'
     """
+    candidates = _candidates(wanted, listed.cast(pl.String).alias(w.LISTED_ID).to_frame())
+    match = difflib.get_close_matches(wanted, candidates[w.LISTED_ID].to_list(), n=1, cutoff=_CUTOFF)
+    return match[0] if match else None
+
+
+def _candidates(wanted: str, listed: pl.DataFrame) -> pl.DataFrame:
+    """The sample of :func:`closest_id`: ids (``LISTED_ID``) of about the length of ``wanted`` keeping its
+    first or last few characters, those sharing the most of its ends first, at most ``_CANDIDATES``."""
     end = max(1, (len(wanted) - 2) // 2)
     head, tail = wanted[:_ENDS], wanted[-_ENDS:]
     name = pl.col(w.LISTED_ID)
-    candidates = (
-        listed.cast(pl.String)
-        .alias(w.LISTED_ID)
-        .to_frame()
-        .filter(
+    return (
+        listed.filter(
             ((name.str.len_chars().cast(pl.Int64) - len(wanted)).abs() <= 1)
             & (name.str.starts_with(wanted[:end]) | name.str.ends_with(wanted[-end:]))
         )
@@ -249,8 +270,6 @@ def closest_id(wanted: str, listed: pl.Series) -> str | None:
         .sort(w.SHARED_ENDS, w.LISTED_ID, descending=[True, False])
         .head(_CANDIDATES)
     )
-    match = difflib.get_close_matches(wanted, candidates[w.LISTED_ID].to_list(), n=1, cutoff=_CUTOFF)
-    return match[0] if match else None
 
 
 def later_periods(out: str, periods: tuple[str, ...]) -> tuple[str, ...]:
@@ -295,17 +314,7 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
         copy_of[info.path] = digests.setdefault(info.sha256, len(digests))
     if len({copy_of[info.path] for info in games.files if info.rows}) < 2:
         return []
-    rows = games.rows.lazy().filter(pl.col(c.GAME_ID).is_null() & ~pl.col("duplicate"))
-    if periods:
-        rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
-    content = [name for name in GAME_CONTENT if name not in games.absent]  # absent columns are null in every row
-    keyed = rows.select(
-        pl.struct(content).hash().alias(w.COPY_GAME),
-        pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias(w.COPY),
-        "row_key",
-        c.SOURCE_FILE,
-        c.SOURCE_ROW,
-    )
+    keyed = _copies_keyed(games, periods, copy_of)
     engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(games.rows, pl.DataFrame) else "streaming"
     repeated = (
         keyed.group_by(w.COPY_GAME)
@@ -316,22 +325,42 @@ def _repeated_games(games: GamesInput, periods: tuple[str, ...]) -> list[str]:
     )
     if repeated.height == 0:
         return []
-    first = repeated[w.COPY_GAME][0]
     where = (
-        keyed.filter(pl.col(w.COPY_GAME) == first)
+        keyed.filter(pl.col(w.COPY_GAME) == repeated[w.COPY_GAME][0])
         .group_by(w.COPY)
         .agg(pl.col("row_key", c.SOURCE_FILE, c.SOURCE_ROW).sort_by("row_key").first())
         .sort("row_key")
         .head(2)
         .collect(engine=engine)
     )
+    return [_repeated_note(repeated, where)]
+
+
+def _copies_keyed(games: GamesInput, periods: tuple[str, ...], copy_of: dict[str, int]) -> pl.LazyFrame:
+    """The rows without a game_id (of ``periods``, when given), each with its content's hash and the
+    number of its file's distinct content (``copy_of``: file -> the first file of the same sha256)."""
+    rows = games.rows.lazy().filter(pl.col(c.GAME_ID).is_null() & ~pl.col("duplicate"))
+    if periods:
+        rows = rows.filter(pl.col(c.PERIOD).is_in(list(periods)))
+    content = [name for name in GAME_CONTENT if name not in games.absent]  # absent columns are null in every row
+    return rows.select(
+        pl.struct(content).hash().alias(w.COPY_GAME),
+        pl.col(c.SOURCE_FILE).cast(pl.String).replace_strict(copy_of, return_dtype=pl.UInt32).alias(w.COPY),
+        "row_key",
+        c.SOURCE_FILE,
+        c.SOURCE_ROW,
+    )
+
+
+def _repeated_note(repeated: pl.DataFrame, where: pl.DataFrame) -> str:
+    """The warning about games repeated across files: how many, the first one's two rows, the extra copies."""
     example = " and ".join(f"{file} row {row}" for file, row in where.select(c.SOURCE_FILE, c.SOURCE_ROW).iter_rows())
     extra = int(repeated[w.COPIES].sum()) - repeated.height
-    return [
+    return (
         f"{repeated.height} game(s) without a game_id appear identically in two or more files (first: {example}): "
         f"each copy is rated, {extra} game(s) too many. Hint: give the games once, or give each game a game_id "
         "(an exact repeat then counts once)."
-    ]
+    )
 
 
 @dataclass(frozen=True)

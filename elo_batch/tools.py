@@ -128,29 +128,39 @@ def rate_tournament(
     rule_set_used = _calculator_rules(
         period, rules, rule_set, expected=expected, cap_400=cap_400, rounding=rounding, rule_700=rule_700
     )
-    if isinstance(results, str):
-        source, text = "<results>", results
-    else:
-        if isinstance(results, bytes):
-            source, data = "<results>", results
-        elif isinstance(results, os.PathLike):
-            source = os.fspath(results)
-            try:
-                with open(source, "rb") as handle:
-                    data = handle.read()
-            except OSError as exc:
-                raise unreadable(exc, source) from exc
-        else:
-            if results.isatty():
-                raise UsageError(
-                    "no games given",
-                    hint=f"pipe lines 'opponent_rating | result' into the command, or name a file with "
-                    f"{option('results')}.",
-                )
-            source, data = str(getattr(results, "name", "<stream>")), results.read()
-        text, _ = decode_text(data, source)
+    source, text = _results_text(results)
     games = calculator.parse_results(text, source)
     return calculator.rate_tournament(rating, games, rules=rule_set_used, k=_calculator_k(k, rule_set_used))
+
+
+def _results_text(results: str | bytes | os.PathLike[str] | BinaryIO) -> tuple[str, str]:
+    """(where the results came from, their text): text as given; bytes, a file or a stream decoded.
+
+    Raises:
+        UsageError: ``results`` is a terminal (no games piped in).
+        InputMissingError: the file cannot be read.
+        InputDataError: the bytes cannot be decoded.
+    """
+    if isinstance(results, str):
+        return "<results>", results
+    if isinstance(results, bytes):
+        source, data = "<results>", results
+    elif isinstance(results, os.PathLike):
+        source = os.fspath(results)
+        try:
+            with open(source, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise unreadable(exc, source) from exc
+    else:
+        if results.isatty():
+            raise UsageError(
+                "no games given",
+                hint=f"pipe lines 'opponent_rating | result' into the command, or name a file with "
+                f"{option('results')}.",
+            )
+        source, data = str(getattr(results, "name", "<stream>")), results.read()
+    return source, decode_text(data, source)[0]
 
 
 def _calculator_rules(
