@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
@@ -19,33 +19,35 @@ _PERIOD = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
 MAX_K = bounds.MAX_K
 
 
-@dataclass(frozen=True)
-class RunConfig:
-    """What the user asked for; ``None`` means "as the rule set says".
+@dataclass(frozen=True, kw_only=True)
+class RuleChoices:
+    """How a run checks and rates its games, as its options give it and its config keeps it: the fields
+    :class:`elo_batch.options.RunOptions` and :class:`RunConfig` share, declared once. ``None`` means "as
+    the rule set says".
 
     Attributes:
-        periods: Months of play to rate, in order (``YYYY-MM``).
-        rules: ``fide`` or ``elo``.
+        rules: ``fide`` (the FIDE regulations in force for each period) or ``elo`` (classic Elo).
         rule_set: Force a named rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
-        list_kind: ``standard``, ``rapid`` or ``blitz``.
-        expected, cap_400, k, rule_700, rounding: Overrides of single parts of the rule set.
-        strict: Fail (exit 65) before writing anything when any input row is rejected.
+        list_kind: ``standard``, ``rapid`` or ``blitz`` (the CLI's ``--list``).
+        expected: ``table`` (FIDE table 8.1.2) or ``formula`` (logistic).
+        cap_400: The 400-point rule (B.02 8.3.1): ``auto`` (per rule set), ``always`` or ``never``.
+        k: One K for every player (1 to :data:`MAX_K`); None: the K rules (B.02 8.3.3).
+        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``).
+        rounding: ``period`` (round once, B.02 8.3.4), ``game`` (each game) or ``none`` (2 decimals).
+        strict: Fail (exit 65) before writing anything when any input row of the periods is rejected.
         max_rejected: Fail (exit 65) before writing anything when more rows are rejected than this: a
             number of rows (``10``, or ``"10"``), or a percentage (``"2.5%"``) of the rows of the
-            periods rated (see :func:`rejected_limit`); None: no limit. Normalised to an int or a
-            ``"P%"`` text (see :func:`parse_max_rejected`).
-        chunk_rows: Game inputs (Parquet) of more rows than this are never read into memory whole:
-            they are read, checked and rated in chunks of at most this many rows, each time a pass
-            over the games needs them (the per-player sums of the chunks are exact integers, so the
-            result is that of one chunk).
+            periods rated (see :func:`rejected_limit`); None: every row rejected fails, unless
+            ``strict``. Normalised to an int or a ``"P%"`` text (see :func:`parse_max_rejected`).
+        chunk_rows: Game inputs (Parquet, LazyFrames) of more rows than this are never read into memory
+            whole: they are read, checked and rated in chunks of at most this many rows, each time a
+            pass over the games needs them (the per-player sums of the chunks are exact integers, so
+            the result is that of one chunk).
         period_by: ``date``: a game's ``period``, else its date, decides its month; ``event``: an event
             is rated whole, in its own period, else in the period its last day falls in by the
             closing-date rule (B.02 7.1.3), with the ratings of its start (see README, Events).
-        bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
-            the default table (``elo_batch/rules/bands.csv``).
     """
 
-    periods: tuple[str, ...]
     rules: RulesName = "fide"
     rule_set: str | None = None
     list_kind: ListKind = "standard"
@@ -55,14 +57,39 @@ class RunConfig:
     rule_700: bool | None = None
     rounding: Rounding | None = None
     strict: bool = False
-    chunk_rows: int = CHUNK_ROWS
     max_rejected: int | str | None = None
+    chunk_rows: int = CHUNK_ROWS
     period_by: PeriodBy = "date"
-    bands: str | None = None
 
     def __post_init__(self) -> None:
         if self.max_rejected is not None:
             object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
+
+
+#: The fields of :class:`RuleChoices`, in order.
+RULE_CHOICES = tuple(field.name for field in fields(RuleChoices))
+
+
+@dataclass(frozen=True)
+class RunConfig(RuleChoices):
+    """What the user asked for: the periods, and the :class:`RuleChoices` (every field of it, by keyword).
+
+    Attributes:
+        periods: Months of play to rate, in order (``YYYY-MM``).
+        bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
+            the default table (``elo_batch/rules/bands.csv``).
+    """
+
+    periods: tuple[str, ...]
+    bands: str | None = None
+
+    def recorded(self) -> dict[str, object]:
+        """The config as a manifest's ``options`` record it: ``periods``, the rule choices, ``bands``."""
+        return {
+            "periods": list(self.periods),
+            **{name: getattr(self, name) for name in RULE_CHOICES},
+            "bands": self.bands,
+        }
 
     @classmethod
     def from_options(cls, period: str | None, *, bands: str | None = None, **chosen: Any) -> RunConfig:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, get_args
 
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
-from elo_batch.config import CHUNK_ROWS, MAX_K, RunConfig, check_whole, parse_max_rejected
+from elo_batch.config import MAX_K, RULE_CHOICES, RuleChoices, RunConfig, check_whole
 from elo_batch.errors import UsageError
 from elo_batch.inputs.encoding import check_encoding
 
@@ -42,34 +42,16 @@ class NotGiven(enum.Enum):
 NOT_GIVEN: Final = NotGiven.NOT_GIVEN
 
 
-#: The options of a run (:class:`RunOptions`) that make its config (:class:`elo_batch.config.RunConfig`):
-#: the config's fields but its periods and its band table (a path only there, a frame too here).
-CONFIG_FIELDS = tuple(field.name for field in dataclasses.fields(RunConfig) if field.name not in ("periods", "bands"))
-
-
 @dataclass(frozen=True, kw_only=True)
-class RunOptions:
+class RunOptions(RuleChoices):
     """How a run reads, checks and rates its games: every option of ``run`` and ``validate`` but the
     periods, the inputs and where the outputs go. Each value is checked when the options are made.
 
     Attributes:
-        rules: ``fide`` (the FIDE regulations in force for each period) or ``elo`` (classic Elo).
-        rule_set: Force a rule set (``fide-2022-01``, ``fide-2024-03``, ``fide-2025-10``, ``elo``).
-        list_kind: ``standard``, ``rapid`` or ``blitz`` (the CLI's ``--list``).
-        expected: ``table`` (FIDE table 8.1.2) or ``formula`` (logistic); None: the rule set's.
-        cap_400: The 400-point rule (B.02 8.3.1): ``auto`` (per rule set), ``always`` or ``never``.
-        k: One K for every player (1 to :data:`elo_batch.config.MAX_K`); None: the K rules (B.02 8.3.3).
-        rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``); None: the rule set's.
-        rounding: ``period`` (round once, B.02 8.3.4), ``game`` (each game) or ``none`` (2 decimals);
-            None: the rule set's.
-        strict: Fail (exit 65), writing nothing, when any row of the periods is rejected.
-        max_rejected: Fail (exit 65), writing nothing, when more rows are rejected than this: a number of
-            rows (``10``) or a percentage of the rows of the periods rated (``"2.5%"``); normalised to an
-            int or ``"P%"``. None: every row rejected fails, unless ``strict``.
-        chunk_rows: Parquet inputs and LazyFrames of more game rows than this are read and rated in
-            chunks of at most this many rows.
-        period_by: ``date`` (a game's period, else its date, decides its month) or ``event`` (an event is
-            rated whole, in its period, else by the closing-date rule of B.02 7.1.3).
+        rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, max_rejected,
+            chunk_rows, period_by: How the games are checked and rated (see
+            :class:`elo_batch.config.RuleChoices`, where they are declared); ``expected``, ``rule_700`` and
+            ``rounding`` None: the rule set's.
         bands: The band table of the new list's ``band``: a CSV or Parquet path, or a polars DataFrame
             with columns ``band`` and ``min_rating``; None: ``elo_batch/rules/bands.csv``.
         encoding: Force the text encoding of CSV inputs; None: detect it.
@@ -88,18 +70,6 @@ class RunOptions:
     '2.5%'
     """
 
-    rules: RulesName = "fide"
-    rule_set: str | None = None
-    list_kind: ListKind = "standard"
-    expected: Expected | None = None
-    cap_400: CapChoice = "auto"
-    k: int | None = None
-    rule_700: bool | None = None
-    rounding: Rounding | None = None
-    strict: bool = False
-    max_rejected: int | str | None = None
-    chunk_rows: int = CHUNK_ROWS
-    period_by: PeriodBy = "date"
     bands: str | pl.DataFrame | None = None
     encoding: str | None = None
     source_name: str | None = None
@@ -120,8 +90,7 @@ class RunOptions:
         if self.source_name is not None and not isinstance(self.source_name, str):
             raise TypeError(f"source_name must be text or None, not {type(self.source_name).__name__}")
         check_encoding(self.encoding)
-        if self.max_rejected is not None:
-            object.__setattr__(self, "max_rejected", parse_max_rejected(self.max_rejected))
+        super().__post_init__()
         for name in ("bands", "events"):
             value = getattr(self, name)
             if isinstance(value, os.PathLike):
@@ -136,7 +105,7 @@ class RunOptions:
         Raises:
             UsageError: ``periods`` is not a month or a range of months.
         """
-        chosen = {field: getattr(self, field) for field in CONFIG_FIELDS}
+        chosen = {field: getattr(self, field) for field in RULE_CHOICES}
         bands = self.bands if isinstance(self.bands, str) else None
         try:
             return RunConfig.from_options(periods, bands=bands, **chosen)

@@ -168,7 +168,7 @@ def _manifest(
         "version": __version__,
         "period": result.period,
         "rule_set": dataclasses.asdict(result.rule_set),
-        "options": {**dataclasses.asdict(config), **output_options},
+        "options": {**config.recorded(), **output_options},
         "inputs": {
             "games": [_recorded(f) for f in files],
             "ratings": _recorded(list_info) if list_info else None,
