@@ -35,14 +35,14 @@ class RuleChoices:
         rule_700: False: do not reduce K when K x n > 700 (the CLI's ``--no-700-rule``).
         rounding: ``period`` (round once, B.02 8.3.4), ``game`` (each game) or ``none`` (2 decimals).
         strict: Fail (exit 65) before writing anything when any input row of the periods is rejected.
-        max_rejected: Fail (exit 65) before writing anything when more rows are rejected than this: a
-            number of rows (``10``, or ``"10"``), or a percentage (``"2.5%"``) of the rows of the
-            periods rated (see :func:`rejected_limit`); None: every row rejected fails, unless
-            ``strict``. Normalised to an int or a ``"P%"`` text (see :func:`parse_max_rejected`).
         chunk_rows: Game inputs (Parquet, LazyFrames) of more rows than this are never read into memory
             whole: they are read, checked and rated in chunks of at most this many rows, each time a
             pass over the games needs them (the per-player sums of the chunks are exact integers, so
             the result is that of one chunk).
+        max_rejected: Fail (exit 65) before writing anything when more rows are rejected than this: a
+            number of rows (``10``, or ``"10"``), or a percentage (``"2.5%"``) of the rows of the
+            periods rated (see :func:`rejected_limit`); None: every row rejected fails, unless
+            ``strict``. Normalised to an int or a ``"P%"`` text (see :func:`parse_max_rejected`).
         period_by: ``date``: a game's ``period``, else its date, decides its month; ``event``: an event
             is rated whole, in its own period, else in the period its last day falls in by the
             closing-date rule (B.02 7.1.3), with the ratings of its start (see README, Events).
@@ -57,8 +57,8 @@ class RuleChoices:
     rule_700: bool | None = None
     rounding: Rounding | None = None
     strict: bool = False
-    max_rejected: int | str | None = None
     chunk_rows: int = CHUNK_ROWS
+    max_rejected: int | str | None = None
     period_by: PeriodBy = "date"
 
     def __post_init__(self) -> None:

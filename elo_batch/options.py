@@ -48,8 +48,8 @@ class RunOptions(RuleChoices):
     periods, the inputs and where the outputs go. Each value is checked when the options are made.
 
     Attributes:
-        rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, max_rejected,
-            chunk_rows, period_by: How the games are checked and rated (see
+        rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
+            max_rejected, period_by: How the games are checked and rated (see
             :class:`elo_batch.config.RuleChoices`, where they are declared); ``expected``, ``rule_700`` and
             ``rounding`` None: the rule set's.
         bands: The band table of the new list's ``band``: a CSV or Parquet path, or a polars DataFrame
