@@ -124,13 +124,11 @@ POOL_N: Final = "__pool_n"  # Int64: games in the pool, all periods
 PERIOD_N: Final = "__period_n"  # Int64: pooled games of this period
 PERIOD_W2: Final = "__period_w2"  # Int64: their score in half points
 PERIOD_OPP: Final = "__period_opp"  # pooled games of this period: opponents' rating sum
-PENDING: Final = "__pending"  # String: the pool carried to the next list (null when empty or published)
+PENDING: Final = "__pending"  # List(Struct): the pool carried to the next list (null when published)
 IGNORED_EVENTS: Final = "__ignored_events"  # List(String): events ignored as a first event scored zero
 # ... and while pooling
-ENTRY: Final = "__entry"  # one entry of a list's pending column
-PARTS: Final = "__parts"  # its fields
-ENTRY_PERIOD: Final = "__period"  # its month
-ENTRY_N: Final = "__entry_n"  # its games, score (half points), opponents' rating sum
+ENTRY: Final = "__entry"  # one entry of a list's pending column (elo_batch.contract.pending.ENTRY)
+ENTRY_N: Final = "__entry_n"  # an event's pooled games, score (half points), opponents' rating sum
 ENTRY_W2: Final = "__entry_w2"
 ENTRY_OPP: Final = "__entry_opp"
 PRIOR_N: Final = "__prior_n"  # the earlier pool within the window: games, score, opponents' sum, entries

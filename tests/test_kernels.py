@@ -26,6 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from elo_batch.config import RunConfig
+from elo_batch.contract import pending
 from elo_batch.contract.schemas import list_schema
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import eventrows, listchanges, prepass
@@ -111,8 +112,8 @@ def periods(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame | None, str, st
             "reached_2300": [None] * listed,
             "pending": [None if r is not None else draw(st.sampled_from(POOLS)) for r in ratings],
         },
-        schema=list_schema(pl.String()),
-    )
+        schema={**list_schema(pl.String()), "pending": pl.String()},
+    ).with_columns(pending.parse(pl.col("pending")))  # the pools as a list read holds them
     if rules == "fide-rapid-seed":  # some unrated players have a standard rating (R&B 7.2.1)
         standard = draw(st.lists(st.sampled_from([None, 1700.0, 2450.0]), min_size=listed, max_size=listed))
         rating_list = rating_list.with_columns(pl.Series("standard_rating", standard, pl.Float64))

@@ -12,6 +12,7 @@ from typing import Final
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.pending import POOL
 
 #: Canonical game row: one per valid input row (two-sided game or one-sided result).
 CANONICAL_SCHEMA: dict[str, pl.DataType] = {
@@ -106,7 +107,7 @@ LIST_SCHEMA: dict[str, pl.DataType] = {
     c.GAMES_TOTAL: pl.Int64(),
     c.REACHED_2400: pl.Boolean(),
     c.REACHED_2300: pl.Boolean(),
-    c.PENDING: pl.String(),
+    c.PENDING: POOL,  # text on disk: elo_batch.contract.pending
 }
 
 

@@ -16,6 +16,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import next_period
+from elo_batch.contract import pending
 from elo_batch.contract.names import unescape
 from elo_batch.contract.schemas import LIST_SCHEMA
 from elo_batch.engine import expressions as engine
@@ -362,7 +363,7 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: B
         pl.col(w.REACHED_2400_AFTER).alias(c.REACHED_2400),
         pl.col(w.REACHED_2300_AFTER).alias(c.REACHED_2300),
         pl.col(c.BIRTH_YEAR),
-        pl.when(~was_rated & ~published).then(pl.col(w.PENDING)).alias(c.PENDING),
+        pl.when(~was_rated & ~published).then(pending.to_text(pl.col(w.PENDING))).alias(c.PENDING),  # as written
         *[  # the list's own names (elo_batch.contract.names)
             standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
             for name in extras

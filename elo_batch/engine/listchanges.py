@@ -23,6 +23,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.pending import POOL
 from elo_batch.contract.tables import GamesInput
 from elo_batch.rules.sets import Compression, Raise, RuleSet
 
@@ -90,7 +91,7 @@ def seed_players(
         when_seeded(pl.col(c.GAMES_TOTAL).fill_null(0), c.GAMES_TOTAL),
         when_seeded(pl.col(c.REACHED_2400).fill_null(False), c.REACHED_2400),
         when_seeded(pl.col(c.REACHED_2300).fill_null(False), c.REACHED_2300),
-        when_seeded(pl.lit(None, pl.String), c.PENDING),
+        when_seeded(pl.lit(None, POOL), c.PENDING),
     ).drop(w.SEEDED)
     warnings = [
         f"{count} player(s) unrated on the {rules.list_kind} list were rated at their standard_rating and "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract import pending
 from elo_batch.contract.names import escape
 from elo_batch.contract.schemas import LIST_SCHEMA, PERIOD_OUTPUT, ids_type, list_schema
 
@@ -74,9 +75,15 @@ def as_list_in_force(new_list: pl.DataFrame) -> pl.DataFrame:
     frame = new_list.drop([name for name in PERIOD_OUTPUT if name in new_list.columns])
     extras = [name for name in frame.columns if name not in LIST_SCHEMA]
     return frame.select(
-        *[
-            (pl.col(name) if name in frame.columns else pl.lit(None)).cast(dtype).alias(name)
-            for name, dtype in list_schema(ids_type(frame.schema)).items()
-        ],
+        *[_typed(frame, name, dtype) for name, dtype in list_schema(ids_type(frame.schema)).items()],
         *[pl.col(name).alias(escape(name)) for name in extras],
     )
+
+
+def _typed(frame: pl.DataFrame, name: str, dtype: pl.DataType) -> pl.Expr:
+    """A list column as the engine reads it: of ``dtype`` (null when absent), the pools' text form parsed."""
+    if name not in frame.columns:
+        return pl.lit(None).cast(dtype).alias(name)
+    if name == c.PENDING:  # written as text (elo_batch.contract.pending)
+        return pending.parse(pl.col(name).cast(pl.String)).alias(name)
+    return pl.col(name).cast(dtype).alias(name)

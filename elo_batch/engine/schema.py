@@ -24,6 +24,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.pending import POOL
 from elo_batch.engine import expressions as engine
 
 # --- the period table (pre-pass) --------------------------------------------------------------
@@ -80,7 +81,7 @@ POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
     w.POOL_N: pl.Int64(),
     w.PERIOD_N: pl.Int64(),
     w.PERIOD_W2: pl.Int64(),
-    w.PENDING: pl.String(),
+    w.PENDING: POOL,
     w.IGNORED_EVENTS: pl.List(pl.String()),
 }
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract import pending
 from elo_batch.contract.names import unescape
 from elo_batch.contract.schemas import LIST_SCHEMA, PERIOD_OUTPUT, ids_type, list_schema
 from elo_batch.errors import InputDataError
@@ -67,7 +68,7 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tupl
         c.GAMES_TOTAL: _number(frame, c.GAMES_TOTAL, False),
         c.REACHED_2400: _flag(frame, c.REACHED_2400),
         c.REACHED_2300: _flag(frame, c.REACHED_2300),
-        c.PENDING: text_column(frame.schema, c.PENDING),
+        c.PENDING: pending.parse(text_column(frame.schema, c.PENDING)),
     }
     rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
         (
@@ -119,7 +120,7 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tupl
         ),
         (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
-        (c.PENDING, lambda: _bad_pending(parsed[c.PENDING]), "is not a pending-games record written by elo-batch"),
+        (c.PENDING, lambda: _bad_pending(frame.schema), "is not a pending-games record written by elo-batch"),
     ]
     extras = [
         n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)
@@ -245,6 +246,7 @@ def _bad_flag(frame: pl.DataFrame, name: str) -> pl.Expr:
     return text.is_not_null() & ~text.is_in((*_TRUE, *_FALSE))
 
 
-def _bad_pending(pending: pl.Expr) -> pl.Expr:
-    entry = r"[0-9]{4}-(0[1-9]|1[0-2]):[0-9]+:[0-9]+:[0-9]+"
-    return pending.is_not_null() & ~pending.str.contains(rf"^{entry}(;{entry})*$")
+def _bad_pending(schema: pl.Schema) -> pl.Expr:
+    """True where a ``pending`` cell is not a pool as elo-batch writes it (:mod:`elo_batch.contract.pending`)."""
+    text = text_column(schema, c.PENDING)
+    return pending.malformed_text(text) | pending.malformed(pending.parse(text))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract import pending
 from elo_batch.contract.schemas import PERIOD_OUTPUT
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
@@ -85,7 +86,7 @@ def check_pending(table: pl.DataFrame, first_period: str | None, path: str) -> N
     """Check the pooled games of unrated players against the first period to rate.
 
     Args:
-        table: The list in force (``pending`` column: ``YYYY-MM:n:w2:opponents_sum`` entries joined by ``;``).
+        table: The list in force (``pending`` column: pools, :data:`elo_batch.contract.pending.POOL`).
         first_period: The first month the run rates (None: not known, as in ``validate`` without a period).
         path: The list's file, for the message.
 
@@ -95,9 +96,13 @@ def check_pending(table: pl.DataFrame, first_period: str | None, path: str) -> N
     """
     entries = (
         table.filter(pl.col(c.PENDING).is_not_null())
-        .select(c.PLAYER_ID, pl.col(c.PENDING).str.split(";").alias("entry"))
+        .select(c.PLAYER_ID, pl.col(c.PENDING).alias("entry"))
         .explode("entry")
-        .with_columns(pl.col("entry").str.slice(0, 7).alias("month"))
+        .select(
+            c.PLAYER_ID,
+            pending.entry_text(pl.col("entry")).alias("entry"),
+            pl.col("entry").struct.field(pending.PERIOD).alias("month"),
+        )
     )
     late = entries.filter(pl.col("month") >= first_period) if first_period else entries.clear()
     if late.height:
