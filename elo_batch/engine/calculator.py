@@ -213,7 +213,7 @@ def rate_tournament(
         rated.sum().cast(pl.Int64),
         (pl.col("score100").filter(rated) // 50).sum().cast(pl.Int64),
     )
-    per_game = _change(pl.col("kdev100"), rules).sum() if rules.rounding == "game" else None
+    per_game = _change(pl.col("kdev100"), rules).sum() if rules.rounds_each_game else None
     totals = rows.select(
         pl.col("kdev100").sum().alias("kdev100"),
         (per_game if per_game is not None else _change(pl.col("kdev100").sum(), rules)).alias("change"),
@@ -304,7 +304,7 @@ def _check_ratings(rules: RuleSet, *ratings: float) -> None:
     for value, out in zip(ratings, out_of_range, strict=True):
         if out:
             raise UsageError(f"rating {value:g} is out of range", hint=f"ratings are rating points, {RATING_RANGE}.")
-        if rules.rounding != "none" and value != int(value):
+        if rules.whole_ratings and value != int(value):
             raise UsageError(
                 f"rating {value:g} is not a whole number",
                 hint=f"ratings are integers; only {option('rounding', 'none')} keeps fractional ratings.",
@@ -312,7 +312,7 @@ def _check_ratings(rules: RuleSet, *ratings: float) -> None:
 
 
 def _rating_dtype(rules: RuleSet) -> pl.DataType:
-    return pl.Float64() if rules.rounding == "none" else pl.Int64()
+    return pl.Int64() if rules.whole_ratings else pl.Float64()
 
 
 def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False) -> pl.DataFrame:
@@ -324,24 +324,24 @@ def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False)
     """
     ro, rc = pl.col("ro"), pl.col("rc")
     upgrade = None
-    if rules.cap_400 == "once-per-event":
+    if rules.cap_once_per_event:
         upgrade = pl.lit(True)
         if one_event:
             over = pl.when(~pl.col("forfeit") & (ro - rc > rules.cap.limit)).then(ro - rc)
             upgrade = (pl.int_range(pl.len()) == over.arg_max()).fill_null(False)
     return (
         frame.with_columns(
-            engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("d"),
-            engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("capped"),
+            engine.capped_difference(ro, rc, rules, upgrade=upgrade).alias("d"),
+            engine.is_capped(ro, rc, rules, upgrade=upgrade).alias("capped"),
         )
-        .with_columns(engine.expected_score_100(pl.col("d"), rules.expected).alias("pd100"))
+        .with_columns(engine.expected_score_100(pl.col("d"), rules).alias("pd100"))
         .with_columns((pl.col("k") * (pl.col("score100") - pl.col("pd100"))).alias("kdev100"))
     )
 
 
 def _change(x100: pl.Expr, rules: RuleSet) -> pl.Expr:
     """A change in hundredths rounded as the rules say: whole points 0.5 away from zero, or 2 decimals."""
-    if rules.rounding == "none":
+    if not rules.whole_ratings:
         return (x100 / 100.0).round(2, mode="half_away_from_zero")
     return engine.round_half_away_100(x100)
 

@@ -89,7 +89,7 @@ def period_events(
     References:
         FIDE Rating Regulations (B.02, 2024) 6.1, 6.2, 8.2.4; ``fide-rules.md`` sections 5 and 7.
     """
-    by_event = facts.period_by == "event"
+    by_event = facts.by_event
     here = facts.groups.filter(pl.col(c.PERIOD) == period)[c.EVENT_ID].drop_nulls().unique()
     events = facts.events.filter(pl.col(c.EVENT_ID).is_in(here.implode()))
     starts = events.filter(pl.col(w.START_PERIOD) < period)[w.START_PERIOD].unique().sort().to_list()
@@ -345,7 +345,7 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
             "on, and give an event its period in the events file to rate it there."
         )
     notes += _moved_notes(facts, period)
-    if facts.period_by != "event":
+    if not facts.by_event:
         return notes
     days = ((end - pl.col(c.EVENT_START)).dt.total_days() + 1).alias(w.DAYS)
     for event, first, last, length in (
@@ -375,7 +375,7 @@ def _moved_notes(facts: ev.EventFacts, period: str) -> list[str]:
     )  # fmt: skip
     events = facts.events.select(c.EVENT_ID, w.SOURCE, c.EVENT_END)
     groups = facts.groups.join(events, on=c.EVENT_ID, how="left").with_columns(why.alias(w.MOVED))
-    given = "`period` (the row's or its event's)" if facts.period_by == "event" else "their `period`"
+    given = "`period` (the row's or its event's)" if facts.by_event else "their `period`"
     notes = []
     later = groups.filter((pl.col(w.MONTH) == period) & (pl.col(c.PERIOD) > period))
     if later.height:

@@ -130,7 +130,7 @@ def k_of(
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.3; ``fide-rules.md`` section 3.3.
     """
-    if rules.k_rule == "fixed":
+    if rules.fixed_k:
         return pl.lit(rules.k_fixed, pl.Int64)
     state = {
         "year": year,
@@ -238,9 +238,9 @@ def _players(
     ).with_columns((pl.col(c.K_USED) * pl.col(w.DEV_SUM)).alias(w.X100))
     x100 = pl.col(w.X100).fill_null(0)
     change = (
-        engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
-        if rules.rounding == "none"
-        else engine.round_half_away_100(x100)
+        engine.round_half_away_100(x100)
+        if rules.whole_ratings
+        else engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
     )
     return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
 
@@ -328,12 +328,12 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: B
     games = pl.when(was_rated).then(n).when(published).then(pl.col(w.PERIOD_N)).otherwise(0)
     score = (
         pl.when(was_rated)
-        .then(s.written_points(pl.col(w.W100).fill_null(0), rules.expected))
+        .then(s.written_points(pl.col(w.W100).fill_null(0), rules))
         .when(published)
         .then(pl.col(w.PERIOD_W2) / 2.0)
         .otherwise(0.0)
     )
-    expected = pl.when(was_rated).then(s.written_points(pl.col(w.PD_SUM).fill_null(0), rules.expected))
+    expected = pl.when(was_rated).then(s.written_points(pl.col(w.PD_SUM).fill_null(0), rules))
     extras = [
         name
         for name in players.collect_schema().names()
@@ -343,12 +343,12 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: B
     return players.select(
         pl.col(c.PLAYER_ID),
         s.written_period(period),
-        s.written_rating(after_col, rules.rounding).alias(c.RATING),
-        s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
-        (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),
-        (
-            s.written_rating(pl.col(w.ADJUSTMENT), rules.rounding) if changed is not None else pl.lit(None, pl.Int64)
-        ).alias(c.ADJUSTMENT),
+        s.written_rating(after_col, rules).alias(c.RATING),
+        s.written_rating(pl.col(c.RATING), rules).alias(c.RATING_BEFORE),
+        (pl.col(c.CHANGE).cast(pl.Int64) if rules.whole_ratings else pl.col(c.CHANGE)).alias(c.CHANGE),
+        (s.written_rating(pl.col(w.ADJUSTMENT), rules) if changed is not None else pl.lit(None, pl.Int64)).alias(
+            c.ADJUSTMENT
+        ),
         pl.col(c.K_USED),
         games.cast(pl.Int64).alias(c.GAMES),
         score.alias(c.SCORE),

@@ -157,7 +157,7 @@ def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
     later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(w.START_PERIOD))
     matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[w.START_PERIOD]
     months = set(matches.to_list())
-    if facts.period_by == "event":
+    if facts.by_event:
         months |= set(facts.events.filter(later)[w.START_PERIOD].to_list())
     return months & set(periods)
 
@@ -353,7 +353,7 @@ def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
         return [
             f"the 1 March 2024 compression: {moved} rating(s) under {change.below} raised by "
             f"{change.numerator / change.denominator:g} x ({change.below} - R)"
-            + (", rounded" if rules.rounding != "none" else "")
+            + (", rounded" if rules.whole_ratings else "")
             + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
             + (f"; {c.STANDARD_RATING} compressed the same way" if c.STANDARD_RATING in ratings.columns else "")
         ]

@@ -77,12 +77,12 @@ class RatedSides:
 def rating_type(rules: RuleSet) -> pl.DataType:
     """Ratings as computed with: whole ratings (a fractional one is refused on reading unless ratings stay
     fractional) as Int32, cheaper to compute with, to keep and to write; else Float64."""
-    return pl.Float64() if rules.rounding == "none" else pl.Int32()
+    return pl.Int32() if rules.whole_ratings else pl.Float64()
 
 
 def pd_type(rules: RuleSet) -> pl.DataType:
     """PD in hundredths as kept: 0..100 from table 8.1.2, a fraction from the formula."""
-    return pl.Int8() if rules.expected == "table" else pl.Float64()
+    return pl.Int8() if rules.table_expected else pl.Float64()
 
 
 def side_view(white: bool) -> list[pl.Expr]:
@@ -107,14 +107,14 @@ def side_view(white: bool) -> list[pl.Expr]:
 def side_upgrade(white: bool, rules: RuleSet) -> list[pl.Expr]:
     """The side's upgrade flag (``__upgrade``) under the once-per-event 400-point rule, else nothing: the
     column :func:`elo_batch.engine.upgrades.mark` set on the period table before it was cut."""
-    if rules.cap_400 != "once-per-event":
+    if not rules.cap_once_per_event:
         return []
     return [pl.col(w.WHITE_UP if white else w.BLACK_UP).alias(w.UPGRADE)]
 
 
 def upgrade_of(rules: RuleSet) -> pl.Expr | None:
     """The ``upgrade`` argument of :func:`elo_batch.engine.expressions.capped_difference` for a side (``__upgrade``)."""
-    return pl.col(w.UPGRADE) if rules.cap_400 == "once-per-event" else None
+    return pl.col(w.UPGRADE) if rules.cap_once_per_event else None
 
 
 def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
@@ -172,8 +172,8 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         .otherwise(s.COUNTED)
         .cast(pl.UInt8)
     )
-    d = engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade_of(rules))
-    pd100 = engine.expected_score_100(d, rules.expected)
+    d = engine.capped_difference(ro, rc, rules, upgrade=upgrade_of(rules))
+    pd100 = engine.expected_score_100(d, rules)
     return sides.with_columns(code.alias(w.CODE)).with_columns(
         pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
     )
@@ -191,7 +191,7 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
         The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
     row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, w.EVENT_RULE]
-    if rules.cap_400 == "once-per-event" and w.WHITE_UP not in chunk.rows.columns:
+    if rules.cap_once_per_event and w.WHITE_UP not in chunk.rows.columns:
         raise InternalError(
             f"rule set {rules.name}: the period table has no 400-point upgrade marks",
             hint="this is a bug in elo-batch: the pre-pass must be given the rule set "
@@ -217,9 +217,7 @@ def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     ro, rc, upgrade = pl.col(c.RATING), pl.col(c.OPPONENT_RATING), upgrade_of(rules)
     sides = sides.with_columns((pl.col(w.CODE) == s.COUNTED).alias(w.RATED))
     return sides.with_columns(
-        pl.when(w.RATED)
-        .then(engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade))
-        .alias(c.RATING_DIFF),
-        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade)).alias(c.CAPPED),
+        pl.when(w.RATED).then(engine.capped_difference(ro, rc, rules, upgrade=upgrade)).alias(c.RATING_DIFF),
+        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules, upgrade=upgrade)).alias(c.CAPPED),
         (pl.col(w.SIDE_SCORE) - pl.col(w.PD)).alias(w.DEV),
     )

@@ -51,8 +51,8 @@ def exact_sums(rules: RuleSet) -> tuple[str, ...]:
     return (
         w.N,
         w.W2,
-        *((w.DEV_SUM,) if rules.expected == "table" else ()),
-        *((w.OPP_SUM,) if rules.rounding != "none" else ()),
+        *((w.DEV_SUM,) if rules.table_expected else ()),
+        *((w.OPP_SUM,) if rules.whole_ratings else ()),
     )
 
 
@@ -60,8 +60,8 @@ def float_sums(rules: RuleSet) -> tuple[str, ...]:
     """The sums in floating point under ``rules`` (see :func:`exact_sums`): PD and score - PD with the
     logistic formula, the opponents' ratings when ratings stay fractional."""
     return (
-        *((w.PD_SUM, w.DEV_SUM) if rules.expected == "formula" else ()),
-        *((w.OPP_SUM,) if rules.rounding == "none" else ()),
+        *((w.PD_SUM, w.DEV_SUM) if not rules.table_expected else ()),
+        *((w.OPP_SUM,) if not rules.whole_ratings else ()),
     )
 
 
@@ -75,7 +75,7 @@ def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
         c.DATE: pl.Date(),
         c.EVENT_ID: pl.String(),
         s.SCORE100: pl.Int16(),
-        c.OPPONENT_RATING: pl.Float64() if rules.rounding == "none" else pl.Int64(),
+        c.OPPONENT_RATING: pl.Int64() if rules.whole_ratings else pl.Float64(),
     }
     return {name: types[name] for name in s.PENDING_SIDES}
 
@@ -191,7 +191,7 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
             .select(list(pending_cols))
             .cast(pending_cols)  # type: ignore[arg-type]
         )
-        if rules.rounding == "game":
+        if rules.rounds_each_game:
             queries.append(
                 sides.filter(rated_side).group_by(w.IDX, values[w.DEV_SUM].alias(w.DEV)).agg(pl.len().alias(w.COUNT))
             )
@@ -218,7 +218,7 @@ def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, *, playe
             {name: (white[name].to_numpy(), black[name].to_numpy()) for name in floating},
         )
     pending = pl.concat([frames[1], frames[1 + step]])
-    by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounding == "game" else None
+    by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounds_each_game else None
     rated_rows = int((per_side[0][w.RATED] | per_side[1][w.RATED]).sum())
     return Partial(chunk.start, chunk.stop, totals, floats, pending, by_game, rated_rows)
 
@@ -317,7 +317,7 @@ def sums_of(
     """
     sums = {name: pl.Series(name, exact[name]) for name in exact_sums(rules)} | floats
     w100 = 50 * sums[w.W2]
-    if rules.expected == "table":  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
+    if rules.table_expected:  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
         sums[w.PD_SUM] = w100 - sums[w.DEV_SUM]
     frame = pl.DataFrame(
         [
@@ -330,7 +330,7 @@ def sums_of(
     every_pending = (
         pl.concat(pending).sort(pl.col(w.KEY) % 2, w.KEY) if pending else pl.DataFrame(schema=pending_schema(rules))
     )
-    counted = pl.concat(by_game).group_by(w.IDX, w.DEV).agg(pl.col(w.COUNT).sum()) if rules.rounding == "game" else None
+    counted = pl.concat(by_game).group_by(w.IDX, w.DEV).agg(pl.col(w.COUNT).sum()) if rules.rounds_each_game else None
     return Sums(frame, every_pending, counted, rated_rows)
 
 
