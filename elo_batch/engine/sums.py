@@ -144,58 +144,75 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
     does not count), the pending sides and (``rounding="game"``) the counts by score - PD; the white
     side's frames, then the black side's. No GIL is held while they are worked out, so a caller may
     work out the next chunk's while :func:`add_terms` adds this one's."""
-    exact, floating = exact_sums(rules), float_sums(rules)
-    values = {  # name: value of a rated side
-        w.N: pl.lit(1, pl.Int64),
-        w.W2: pl.col(w.SIDE_SCORE) // 50,
-        w.DEV_SUM: pl.col(w.SIDE_SCORE) - pl.col(w.PD),
-        w.PD_SUM: pl.col(w.PD),
-        w.OPP_SUM: pl.col(c.OPPONENT_RATING),
-    }
-    pending_cols = pending_schema(rules)
-    row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
-    rated_side = pl.col(w.RATED)
     queries = []
     for is_white, me, other in ((True, rated.white, rated.black), (False, rated.black, rated.white)):
-        has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)  # a one-sided row has no black side
-        sides = (
-            pl.concat(
-                [
-                    chunk.rows.lazy().select(*row, *side_view(is_white)),
-                    me.lazy(),
-                    other.lazy().select(pl.col(c.RATING).alias(c.OPPONENT_RATING)),
-                ],
-                how="horizontal",
-            )
-            .with_columns(has_side.alias(w.HAS_SIDE))
-            .with_columns(((pl.col(w.CODE) == s.COUNTED) & pl.col(w.HAS_SIDE)).alias(w.RATED))
-        )
-        queries.append(
-            sides.select(
-                pl.col(w.IDX).fill_null(0),
-                rated_side,
-                *(
-                    pl.when(rated_side)
-                    .then(values[name])
-                    .otherwise(0)
-                    .cast(pl.Int64 if name in exact else pl.Float64)
-                    .alias(name)
-                    for name in (*exact, *floating)
-                ),
-            )
-        )
-        is_pending = (pl.col(w.CODE) == s.UNRATED_PLAYER) & pl.col(w.HAS_SIDE) & rules.initial_ratings
-        queries.append(
-            sides.filter(is_pending)
-            .with_columns(pl.col(w.SIDE_SCORE).alias(s.SCORE100))
-            .select(list(pending_cols))
-            .cast(pending_cols)  # type: ignore[arg-type]
-        )
+        sides = _sides(chunk, me, other, white=is_white)
+        queries += [_terms(sides, rules), _pending(sides, rules)]
         if rules.rounds_each_game:
-            queries.append(
-                sides.filter(rated_side).group_by(w.IDX, values[w.DEV_SUM].alias(w.DEV)).agg(pl.len().alias(w.COUNT))
-            )
+            dev = _VALUES[w.DEV_SUM].alias(w.DEV)
+            queries.append(sides.filter(pl.col(w.RATED)).group_by(w.IDX, dev).agg(pl.len().alias(w.COUNT)))
     return pl.collect_all(queries, engine="streaming")
+
+
+#: The value of each sum for a rated side.
+_VALUES: Final = {
+    w.N: pl.lit(1, pl.Int64),
+    w.W2: pl.col(w.SIDE_SCORE) // 50,
+    w.DEV_SUM: pl.col(w.SIDE_SCORE) - pl.col(w.PD),
+    w.PD_SUM: pl.col(w.PD),
+    w.OPP_SUM: pl.col(c.OPPONENT_RATING),
+}
+
+
+def _sides(chunk: Chunk, me: pl.DataFrame, other: pl.DataFrame, *, white: bool) -> pl.LazyFrame:
+    """The chunk's white (or black) sides beside their rated values and the opponent's rating, with
+    ``__has_side`` (a one-sided row has no black side) and ``__rated``."""
+    has_side = pl.lit(True) if white else ~pl.col(s.ONE_SIDED)
+    row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
+    return (
+        pl.concat(
+            [
+                chunk.rows.lazy().select(*row, *side_view(white)),
+                me.lazy(),
+                other.lazy().select(pl.col(c.RATING).alias(c.OPPONENT_RATING)),
+            ],
+            how="horizontal",
+        )
+        .with_columns(has_side.alias(w.HAS_SIDE))
+        .with_columns(((pl.col(w.CODE) == s.COUNTED) & pl.col(w.HAS_SIDE)).alias(w.RATED))
+    )
+
+
+def _terms(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """Each side's player index (0 where there is none), ``__rated`` and its term of each sum (0 where the
+    side does not count): Int64 for the exact sums, Float64 for the others."""
+    exact, floating = exact_sums(rules), float_sums(rules)
+    rated_side = pl.col(w.RATED)
+    return sides.select(
+        pl.col(w.IDX).fill_null(0),
+        rated_side,
+        *(
+            pl.when(rated_side)
+            .then(_VALUES[name])
+            .otherwise(0)
+            .cast(pl.Int64 if name in exact else pl.Float64)
+            .alias(name)
+            for name in (*exact, *floating)
+        ),
+    )
+
+
+def _pending(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """The pending sides (:func:`pending_schema`): an unrated player's games against rated opponents, when
+    the rule set rates unrated players."""
+    pending_cols = pending_schema(rules)
+    is_pending = (pl.col(w.CODE) == s.UNRATED_PLAYER) & pl.col(w.HAS_SIDE) & rules.initial_ratings
+    return (
+        sides.filter(is_pending)
+        .with_columns(pl.col(w.SIDE_SCORE).alias(s.SCORE100))
+        .select(list(pending_cols))
+        .cast(pending_cols)  # type: ignore[arg-type]
+    )
 
 
 def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, *, players: int) -> Partial:
