@@ -9,6 +9,7 @@ of a chunk (the second half of the map) are in :mod:`elo_batch.engine.sums`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import polars as pl
 
@@ -145,6 +146,17 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         pl.coalesce(pl.col(w.RO_GAME).cast(dtype), w.RO_LIST).alias(c.RATING),
         pl.coalesce(pl.col(w.RC_GAME).cast(dtype), w.RC_LIST).alias(c.OPPONENT_RATING),
     )
+    d = engine.capped_difference(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules, upgrade=upgrade_of(rules))
+    pd100 = engine.expected_score_100(d, rules)
+    return sides.with_columns(_code(rules).alias(w.CODE)).with_columns(
+        pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
+    )
+
+
+def _code(rules: RuleSet) -> pl.Expr:
+    """Why a side does not count (``__code``, UInt8; 0: it counts), the first reason in this order: a
+    repeated row, a forfeit (5.1), a match's 6.1 or 6.2, an opponent unrated at the event's start
+    (8.2.4), an unrated opponent, an unrated player (7.1), the 600/2600 gap (R&B 7.3.1)."""
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col(s.ONE_SIDED)).then(rc.is_not_null()).otherwise(pl.col(w.RC_LIST).is_not_null())
     gap = (
@@ -152,31 +164,26 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         if rules.gap_600_rule
         else pl.lit(False)
     )
-    code = (
-        pl.when(pl.col(s.DUPLICATE))
-        .then(s.DUPLICATE_ROW)
-        .when(pl.col(s.FORFEIT))
-        .then(s.FORFEITED)
-        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_UNRATED)
-        .then(s.MATCH_UNRATED)
-        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_DECIDED)
-        .then(s.MATCH_DECIDED)
-        .when(pl.col(w.OPP_LATE) & pl.col(w.RC_LIST).is_not_null())
-        .then(s.UNRATED_AT_START)
-        .when(~opponent_rated)
-        .then(s.UNRATED_OPPONENT)
-        .when(pl.col(w.RO_LIST).is_null())
-        .then(s.UNRATED_PLAYER)
-        .when(gap.fill_null(False))
-        .then(s.GAP)
-        .otherwise(s.COUNTED)
-        .cast(pl.UInt8)
+    reasons = (
+        (pl.col(s.DUPLICATE), s.DUPLICATE_ROW),
+        (pl.col(s.FORFEIT), s.FORFEITED),
+        (pl.col(w.EVENT_RULE) == s.RULE_MATCH_UNRATED, s.MATCH_UNRATED),
+        (pl.col(w.EVENT_RULE) == s.RULE_MATCH_DECIDED, s.MATCH_DECIDED),
+        (pl.col(w.OPP_LATE) & pl.col(w.RC_LIST).is_not_null(), s.UNRATED_AT_START),
+        (~opponent_rated, s.UNRATED_OPPONENT),
+        (pl.col(w.RO_LIST).is_null(), s.UNRATED_PLAYER),
+        (gap.fill_null(False), s.GAP),
     )
-    d = engine.capped_difference(ro, rc, rules, upgrade=upgrade_of(rules))
-    pd100 = engine.expected_score_100(d, rules)
-    return sides.with_columns(code.alias(w.CODE)).with_columns(
-        pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
-    )
+    return _first_of(reasons, otherwise=s.COUNTED).cast(pl.UInt8)
+
+
+def _first_of(cases: tuple[tuple[pl.Expr, int], ...], *, otherwise: int) -> pl.Expr:
+    """The value of the first case whose condition holds (``pl.when(...).then(...)`` in order), else ``otherwise``."""
+    (condition, value), *others = cases
+    chain: Any = pl.when(condition).then(value)  # a Then, then ChainedThen
+    for condition, value in others:
+        chain = chain.when(condition).then(value)
+    return cast(pl.Expr, chain.otherwise(otherwise))
 
 
 def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSides:
