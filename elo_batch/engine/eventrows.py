@@ -145,7 +145,7 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         events[c.EVENT_ID], pl.Series(range(events.height), dtype=pl.UInt32), default=None, return_dtype=pl.UInt32
     )
     table = table.with_columns(index.alias(w.EVENT_INDEX))  # each row's event, looked up once
-    start = _of_event(events, w.START_PERIOD, None, pl.String())
+    start = _of_event(events, w.START_PERIOD, default=None, dtype=pl.String())
     for month, ratings in facts.start_ratings.items():
         at_start = start == month
         white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.WHITE))).otherwise(white)
@@ -165,7 +165,7 @@ def _rules_apply(facts: PeriodEvents) -> bool:
     return bool(facts.decided.height or matches or (facts.by_event and events.height))
 
 
-def _of_event(events: pl.DataFrame, name: str, default: object, dtype: pl.DataType) -> pl.Expr:
+def _of_event(events: pl.DataFrame, name: str, *, default: object, dtype: pl.DataType) -> pl.Expr:
     """Column ``name`` of each row's event (``__event_index``), ``default`` for a row without one."""
     return pl.lit(events[name]).gather(pl.col(w.EVENT_INDEX)).fill_null(pl.lit(default, dtype))
 
@@ -180,9 +180,9 @@ def _row_rule(facts: PeriodEvents, start: pl.Expr) -> pl.Expr:
         return_dtype=pl.UInt8,
     )
     moved = pl.col(c.DATE).dt.strftime("%Y-%m") != facts.period
-    source = _of_event(facts.events, w.SOURCE, ev.BY_DATE, pl.UInt8())
+    source = _of_event(facts.events, w.SOURCE, default=ev.BY_DATE, dtype=pl.UInt8())
     return (
-        pl.when(_of_event(facts.events, w.MATCH_RULE, s.NO_RULE, pl.UInt8()) == s.RULE_MATCH_UNRATED)
+        pl.when(_of_event(facts.events, w.MATCH_RULE, default=s.NO_RULE, dtype=pl.UInt8()) == s.RULE_MATCH_UNRATED)
         .then(s.RULE_MATCH_UNRATED)
         .when(decided != s.NO_RULE)
         .then(decided)

@@ -233,13 +233,13 @@ def _map_reduce(prepared: prepass.Prepared, rules: RuleSet) -> tuple[sums_kernel
     table, block = prepared.table, _SUM_ROWS
     chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
     rated: list[RatedSides] = []
-    mapped = _mapped(chunks, prepared, rules, rated)
+    mapped = _mapped(chunks, prepared, rules, rated=rated)
     totals = sums_kernel.reduce_sums(mapped, rules, players=prepared.players, rows=table.height, block_rows=block)
     return totals, RatedSides.concat(rated)
 
 
 def _mapped(
-    chunks: list[Chunk], prepared: prepass.Prepared, rules: RuleSet, rated: list[RatedSides]
+    chunks: list[Chunk], prepared: prepass.Prepared, rules: RuleSet, *, rated: list[RatedSides]
 ) -> Iterator[sums_kernel.Partial]:
     """The map: each chunk's partial sums, in order, its rated sides appended to ``rated``.
 
