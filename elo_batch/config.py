@@ -91,6 +91,22 @@ class RunConfig(RuleChoices):
             "bands": self.bands,
         }
 
+    @property
+    def fide_rules(self) -> bool:
+        """FIDE's regulations rate the run: ``rules="fide"`` and no forced ``elo`` rule set."""
+        return self.rules == "fide" and self.rule_set != "elo"
+
+    @property
+    def fractional_ratings(self) -> bool:
+        """Ratings stay fractional (2 decimals) in some period of the run: ``rounding="none"``, forced or
+        by a period's rule set (what a list is read as).
+
+        Raises:
+            UsageError: as :meth:`rules_for`.
+        """
+        whole = [self.rules_for(period).whole_ratings for period in self.periods]
+        return self.rounding == "none" or not all(whole)
+
     @classmethod
     def from_options(cls, period: str | None, *, bands: str | None = None, **chosen: Any) -> RunConfig:
         """The settings of a run for ``period`` from its options (each checked by
@@ -148,6 +164,12 @@ class RunConfig(RuleChoices):
         if self.rounding is not None and self.rounding != base.rounding:
             changes["rounding"] = self.rounding
         return changes
+
+
+def events_decide_periods(period_by: PeriodBy) -> bool:
+    """Whether events decide the rating periods (``period_by="event"``: an event is rated whole, in its
+    own period, else in the period of its last day by the closing-date rule, B.02 7.1.3)."""
+    return period_by == "event"
 
 
 def parse_max_rejected(value: int | str) -> int | str:

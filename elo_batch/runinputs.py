@@ -95,9 +95,8 @@ def load_inputs(
         ratings_path = [_local(path) for path in ratings_path]
     out = objectstore.local_path(out) if out else out
     events = _local(events)
-    rule_sets = [config.rules_for(period) for period in config.periods]
+    fractional = config.fractional_ratings  # each period's rule set (a usage error first)
     tablelist.check(ratings_path, ratings_period, config.periods)
-    fractional = config.rounding == "none" or any(rules.rounding == "none" for rules in rule_sets)
     named = [] if ratings_path is None or isinstance(ratings_path, FrameInput) else ratings_path
     list_paths = [named] if isinstance(named, str) else list(named)
     events_path = events if isinstance(events, str) else None

@@ -441,9 +441,9 @@ def _k20(rating_list: pl.DataFrame | None, list_info: InputFile | None, config: 
     if rating_list is None or rating_list[c.RATING].null_count() == rating_list.height:
         return []
     fide_k = (
-        any(config.rules_for(period).k_rule == "fide" for period in config.periods)
+        any(not config.rules_for(period).fixed_k for period in config.periods)
         if config.periods
-        else config.k is None and config.rules == "fide" and config.rule_set != "elo"
+        else config.k is None and config.fide_rules
     )
     unknown = all(rating_list[name].null_count() == rating_list.height for name in (c.K, c.GAMES_TOTAL))
     if not (fide_k and unknown):

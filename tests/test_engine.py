@@ -6,6 +6,7 @@ import polars as pl
 import pytest
 
 from elo_batch.engine import expressions as engine
+from elo_batch.rules.sets import ELO, FIDE_2024_03, FIDE_2025_10
 
 
 def _one(expr: pl.Expr, **columns: list) -> list:
@@ -29,43 +30,43 @@ ROWS = [
 @pytest.mark.parametrize(("low", "high", "pd_high"), ROWS)
 def test_table_row_edges_give_the_rows_pd_for_both_players(low: int, high: int, pd_high: int) -> None:
     d = [low, high, -low, -high]
-    got = _one(engine.expected_score_100(pl.col("d"), "table"), d=d)
+    got = _one(engine.expected_score_100(pl.col("d"), FIDE_2025_10), d=d)
     assert got == [pd_high, pd_high, 100 - pd_high, 100 - pd_high]
 
 
 def test_table_beyond_735_is_certainty() -> None:
-    got = _one(engine.expected_score_100(pl.col("d"), "table"), d=[735, 736, 800, 1026, -736])
+    got = _one(engine.expected_score_100(pl.col("d"), FIDE_2025_10), d=[735, 736, 800, 1026, -736])
     assert got == [99, 100, 100, 100, 0]
 
 
 def test_formula_is_the_logistic_curve() -> None:
-    got = _one(engine.expected_score_100(pl.col("d"), "formula"), d=[0, 200, -200])
+    got = _one(engine.expected_score_100(pl.col("d"), ELO), d=[0, 200, -200])
     assert got == pytest.approx([50.0, 75.97469, 24.02531], abs=1e-4)
 
 
 # --- 400-point rule (8.3.1, amended 1 Oct 2025) ------------------------------------------------
 def test_cap_applies_below_2650_and_not_from_2650() -> None:
-    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650")
+    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2025_10)
     # the 2150 side is under 2650 whatever its opponent is rated, so its -500 counts as -400
     assert _one(d, ro=[2649, 2650, 2149, 2150], rc=[2149, 2150, 2649, 2650]) == [400, 500, -400, -400]
 
 
 def test_cap_before_october_2025_applies_to_everyone() -> None:
-    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), "always")
+    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2024_03)
     assert _one(d, ro=[2813, 2100, 2300], rc=[2400, 2700, 2000]) == [400, -400, 300]
 
 
 def test_two_sides_of_one_game_use_their_own_difference() -> None:
     """TV-05: 2700 beats 2100 -> the 2700 uses 600 (PD .98), the 2100 uses -400 (PD .08)."""
-    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650")
-    pd = _one(engine.expected_score_100(d, "table"), ro=[2700, 2100], rc=[2100, 2700])
+    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2025_10)
+    pd = _one(engine.expected_score_100(d, FIDE_2025_10), ro=[2700, 2100], rc=[2100, 2700])
     assert pd == [98, 8]
 
 
 def test_2650_threshold_vector() -> None:
     """TV-08: 2650 vs 2150 win +0.4, 2649 vs 2149 win +0.8 at K 10."""
-    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650")
-    pd = _one(engine.expected_score_100(d, "table"), ro=[2650, 2649], rc=[2150, 2149])
+    d = engine.capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2025_10)
+    pd = _one(engine.expected_score_100(d, FIDE_2025_10), ro=[2650, 2649], rc=[2150, 2149])
     assert [10 * (100 - p) for p in pd] == [40, 80]
 
 
@@ -96,7 +97,7 @@ def test_round_half_away_from_zero(hundredths: int, points: int) -> None:
 def test_formula_pd_has_the_same_digits_in_a_frame_of_one_row() -> None:
     """polars divides a one-row column by a number with a true division, a longer one by multiplying by
     the reciprocal: PD must not depend on how many games a chunk holds (the kernels' split invariance)."""
-    pd = engine.expected_score_100(pl.col("d"), "formula")
+    pd = engine.expected_score_100(pl.col("d"), ELO)
     assert _one(pd, d=[-190]) == _one(pd, d=[-190, 0])[:1] == [25.091693712246432]
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from elo_batch.contract.schemas import list_schema
 from elo_batch.engine.period import rate_period
-from elo_batch.rules.sets import FIDE_2025_10, CapRule, GapRule, RuleSet
+from elo_batch.rules.sets import ELO, FIDE_2022_01, FIDE_2024_03, FIDE_2025_10, CapRule, GapRule, RuleSet
 from tests.test_kernels import games_input
 
 PERIOD = "2025-11"
@@ -40,6 +40,57 @@ def test_no_engine_module_writes_a_number_of_the_rules(module: str) -> None:
         if isinstance(node, ast.Constant) and type(node.value) is int and node.value in NUMBERS
     ]
     assert found == [], f"{module}: numbers of the rules written in the code (line, value): {found}"
+
+
+#: The rule set's and the run's mode fields: the kernels ask their modes (``RuleSet.whole_ratings``, ...).
+MODE_FIELDS = {"expected", "rounding", "cap_400", "k_rule", "period_by", "rules"}
+#: The kernels, and the drivers' code listed in issue 21 that rated by a mode's text.
+KERNEL_MODULES = [
+    *ENGINE_MODULES[: ENGINE_MODULES.index("inputs/ratinglist.py")],
+    "spark/_map.py",
+    "runinputs.py",
+    "sanity.py",
+]
+
+
+@pytest.mark.parametrize("module", KERNEL_MODULES)
+def test_no_kernel_compares_a_mode_as_text(module: str) -> None:
+    tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+    found = [
+        (node.lineno, ast.unparse(node))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        and any(isinstance(part, ast.Constant) and isinstance(part.value, str) for part in node.comparators)
+        and (
+            (isinstance(node.left, ast.Attribute) and node.left.attr in MODE_FIELDS)
+            or (isinstance(node.left, ast.Name) and node.left.id in MODE_FIELDS)
+        )
+    ]
+    assert found == [], f"{module}: a mode compared as text (line, comparison): {found}"
+
+
+@pytest.mark.parametrize(
+    ("rules", "modes"),
+    [
+        (FIDE_2022_01, (True, True, False, True, False, True, False)),
+        (FIDE_2025_10, (True, True, False, True, True, False, False)),
+        (ELO, (False, True, False, False, False, False, True)),
+        (
+            dataclasses.replace(FIDE_2024_03, rounding="none", cap_400="never"),
+            (True, False, False, False, False, False, False),
+        ),
+        (
+            dataclasses.replace(FIDE_2024_03, rounding="game", k_rule="fixed"),
+            (True, True, True, True, False, False, True),
+        ),
+    ],
+)
+def test_a_rule_sets_modes_follow_its_fields(rules: RuleSet, modes: tuple[bool, ...]) -> None:
+    got = (
+        rules.table_expected, rules.whole_ratings, rules.rounds_each_game,
+        rules.cap_applies, rules.cap_exempts_top, rules.cap_once_per_event, rules.fixed_k,
+    )  # fmt: skip
+    assert got == modes
 
 
 def _rate(

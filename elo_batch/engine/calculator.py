@@ -192,6 +192,32 @@ def rate_tournament(
     if not games:
         raise UsageError("no games to rate", hint="give one line 'opponent_rating | result' per game (e.g. 1900 | 1).")
     _check_ratings(rules, rating, *(opponent for opponent, _ in games))
+    n = sum(s is not None for _, s in games)
+    rows = _tournament_rows(rating, games, rules=rules, k=k, n=n)
+    totals = _tournament_totals(rows, rules)
+    sides = tuple(
+        _side(row, score) for row, score in zip(rows.iter_rows(named=True), [s for _, s in games], strict=True)
+    )
+    return TournamentResult(
+        rules=rules,
+        rating=rating,
+        k=k,
+        k_used=int(rows["k"][0]),
+        games=sides,
+        n=n,
+        score=(totals["w100"] or 0) / 100,
+        expected=(totals["pd100"] or 0) / 100,
+        change=_made(rating, totals["kdev100"] or 0, totals["change"] or 0),
+        performance=totals["rp"] if n else None,
+        opponents_average=totals["ra"] if n else None,
+    )
+
+
+def _tournament_rows(
+    rating: float, games: list[tuple[float, int | None]], *, rules: RuleSet, k: int, n: int
+) -> pl.DataFrame:
+    """One row per game of the tournament, rated (:func:`_rate_sides`) with K after the 700 rule over the
+    ``n`` rated games; a forfeit's D, capped, PD and K x (score - PD) null."""
     frame = pl.DataFrame(
         {
             "ro": [rating] * len(games),
@@ -202,19 +228,23 @@ def rate_tournament(
         schema={"ro": _rating_dtype(rules), "rc": _rating_dtype(rules), "score100": pl.Int64, "forfeit": pl.Boolean},
         strict=False,
     )
-    n = sum(s is not None for _, s in games)
     k_used = engine.k_after_700_rule(pl.lit(k, pl.Int64), pl.lit(max(n, 1))) if rules.rule_700 else pl.lit(k)
-    rows = _rate_sides(frame.with_columns(k_used.cast(pl.Int64).alias("k")), rules, one_event=True).with_columns(
+    return _rate_sides(frame.with_columns(k_used.cast(pl.Int64).alias("k")), rules, one_event=True).with_columns(
         pl.when(~pl.col("forfeit")).then(pl.col(name)).alias(name) for name in ("d", "capped", "pd100", "kdev100")
     )
+
+
+def _tournament_totals(rows: pl.DataFrame, rules: RuleSet) -> dict[str, Any]:
+    """The tournament's sums over its rated games: K x (score - PD) and the change (rounded once, or each
+    game's with ``rounding="game"``), score, PD, and the performance rating Rp and Ra (B.01 1.4.8)."""
     rated = ~pl.col("forfeit")
     rp, ra = engine.performance_rating(
         pl.col("rc").filter(rated).sum().cast(pl.Int64),
         rated.sum().cast(pl.Int64),
         (pl.col("score100").filter(rated) // 50).sum().cast(pl.Int64),
     )
-    per_game = _change(pl.col("kdev100"), rules).sum() if rules.rounding == "game" else None
-    totals = rows.select(
+    per_game = _change(pl.col("kdev100"), rules).sum() if rules.rounds_each_game else None
+    return rows.select(
         pl.col("kdev100").sum().alias("kdev100"),
         (per_game if per_game is not None else _change(pl.col("kdev100").sum(), rules)).alias("change"),
         pl.col("score100").filter(rated).sum().alias("w100"),
@@ -222,23 +252,6 @@ def rate_tournament(
         rp.alias("rp"),
         ra.alias("ra"),
     ).row(0, named=True)
-    sides = tuple(
-        _side(row, score) for row, score in zip(rows.iter_rows(named=True), [s for _, s in games], strict=True)
-    )
-    k_final = rows["k"][0]
-    return TournamentResult(
-        rules=rules,
-        rating=rating,
-        k=k,
-        k_used=int(k_final),
-        games=sides,
-        n=n,
-        score=(totals["w100"] or 0) / 100,
-        expected=(totals["pd100"] or 0) / 100,
-        change=_made(rating, totals["kdev100"] or 0, totals["change"] or 0),
-        performance=totals["rp"] if n else None,
-        opponents_average=totals["ra"] if n else None,
-    )
 
 
 def parse_results(text: str, source: str) -> list[tuple[float, int | None]]:
@@ -304,7 +317,7 @@ def _check_ratings(rules: RuleSet, *ratings: float) -> None:
     for value, out in zip(ratings, out_of_range, strict=True):
         if out:
             raise UsageError(f"rating {value:g} is out of range", hint=f"ratings are rating points, {RATING_RANGE}.")
-        if rules.rounding != "none" and value != int(value):
+        if rules.whole_ratings and value != int(value):
             raise UsageError(
                 f"rating {value:g} is not a whole number",
                 hint=f"ratings are integers; only {option('rounding', 'none')} keeps fractional ratings.",
@@ -312,7 +325,7 @@ def _check_ratings(rules: RuleSet, *ratings: float) -> None:
 
 
 def _rating_dtype(rules: RuleSet) -> pl.DataType:
-    return pl.Float64() if rules.rounding == "none" else pl.Int64()
+    return pl.Int64() if rules.whole_ratings else pl.Float64()
 
 
 def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False) -> pl.DataFrame:
@@ -324,24 +337,24 @@ def _rate_sides(frame: pl.DataFrame, rules: RuleSet, *, one_event: bool = False)
     """
     ro, rc = pl.col("ro"), pl.col("rc")
     upgrade = None
-    if rules.cap_400 == "once-per-event":
+    if rules.cap_once_per_event:
         upgrade = pl.lit(True)
         if one_event:
             over = pl.when(~pl.col("forfeit") & (ro - rc > rules.cap.limit)).then(ro - rc)
             upgrade = (pl.int_range(pl.len()) == over.arg_max()).fill_null(False)
     return (
         frame.with_columns(
-            engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("d"),
-            engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade).alias("capped"),
+            engine.capped_difference(ro, rc, rules, upgrade=upgrade).alias("d"),
+            engine.is_capped(ro, rc, rules, upgrade=upgrade).alias("capped"),
         )
-        .with_columns(engine.expected_score_100(pl.col("d"), rules.expected).alias("pd100"))
+        .with_columns(engine.expected_score_100(pl.col("d"), rules).alias("pd100"))
         .with_columns((pl.col("k") * (pl.col("score100") - pl.col("pd100"))).alias("kdev100"))
     )
 
 
 def _change(x100: pl.Expr, rules: RuleSet) -> pl.Expr:
     """A change in hundredths rounded as the rules say: whole points 0.5 away from zero, or 2 decimals."""
-    if rules.rounding == "none":
+    if not rules.whole_ratings:
         return (x100 / 100.0).round(2, mode="half_away_from_zero")
     return engine.round_half_away_100(x100)
 

@@ -30,53 +30,66 @@ def event_attributes(
             pl.col(w.FILE_VALUE).is_not_null()
         )
         row_value = on_rows.select("row_key", c.EVENT_ID, name).filter(pl.col(name).is_not_null())
-        against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col(w.FILE_VALUE))
-        rows_refused.append(
-            against.select(
-                "row_key",
-                pl.lit(name).alias(c.COLUMN),
-                pl.col(name).cast(pl.String).alias(c.VALUE),
-                pl.format(
-                    "event '{}' has {} '{}' in the events file, this row gives '{}'. Hint: give the event's "
-                    "attributes once, in the events file, or the same on each of its rows.",
-                    c.EVENT_ID,
-                    pl.lit(name),
-                    pl.col(w.FILE_VALUE).cast(pl.String),
-                    pl.col(name).cast(pl.String),
-                ).alias(c.REASON),
-            )
-        )
         by_rows = (
             row_value.join(file_value, on=c.EVENT_ID, how="anti")
             .group_by(c.EVENT_ID)
             .agg(pl.col(name).unique().sort().alias(w.VALUES))
         )
-        clash = by_rows.filter(pl.col(w.VALUES).list.len() > 1)
-        events_refused.append(
-            clash.select(
-                c.EVENT_ID,
-                pl.lit(name).alias(c.COLUMN),
-                pl.lit(None, pl.String).alias(c.VALUE),
-                pl.format(
-                    "event '{}': its rows give different values of {} ({}); an event has one. Hint: give it "
-                    "once, in the events file, or the same on each of the event's rows.",
-                    c.EVENT_ID,
-                    pl.lit(name),
-                    pl.col(w.VALUES).cast(pl.List(pl.String)).list.join(", "),
-                ).alias(c.REASON),
-            )
-        )
-        one = by_rows.filter(pl.col(w.VALUES).list.len() == 1).select(
-            c.EVENT_ID, pl.col(w.VALUES).list.first().alias(w.ROWS_VALUE)
-        )
-        merged = (
-            merged.join(file_value, on=c.EVENT_ID, how="left", maintain_order="left")
-            .join(one, on=c.EVENT_ID, how="left", maintain_order="left")
-            .with_columns(pl.coalesce(w.FILE_VALUE, w.ROWS_VALUE).cast(schema[name]).alias(name))
-            .drop(w.FILE_VALUE, w.ROWS_VALUE)
-        )
+        rows_refused.append(_against_file(row_value, file_value, name))
+        events_refused.append(_clashing(by_rows, name))
+        merged = _merged(merged, file_value, by_rows, name=name, dtype=schema[name])
     refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
     return merged, pl.concat(rows_refused), refused_events
+
+
+def _against_file(row_value: pl.DataFrame, file_value: pl.DataFrame, name: str) -> pl.DataFrame:
+    """The rows refused one by one: attribute ``name`` differs from the events file's."""
+    against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col(w.FILE_VALUE))
+    return against.select(
+        "row_key",
+        pl.lit(name).alias(c.COLUMN),
+        pl.col(name).cast(pl.String).alias(c.VALUE),
+        pl.format(
+            "event '{}' has {} '{}' in the events file, this row gives '{}'. Hint: give the event's "
+            "attributes once, in the events file, or the same on each of its rows.",
+            c.EVENT_ID,
+            pl.lit(name),
+            pl.col(w.FILE_VALUE).cast(pl.String),
+            pl.col(name).cast(pl.String),
+        ).alias(c.REASON),
+    )
+
+
+def _clashing(by_rows: pl.DataFrame, name: str) -> pl.DataFrame:
+    """The events refused whole: their rows give two values of ``name`` that the events file does not give."""
+    clash = by_rows.filter(pl.col(w.VALUES).list.len() > 1)
+    return clash.select(
+        c.EVENT_ID,
+        pl.lit(name).alias(c.COLUMN),
+        pl.lit(None, pl.String).alias(c.VALUE),
+        pl.format(
+            "event '{}': its rows give different values of {} ({}); an event has one. Hint: give it "
+            "once, in the events file, or the same on each of the event's rows.",
+            c.EVENT_ID,
+            pl.lit(name),
+            pl.col(w.VALUES).cast(pl.List(pl.String)).list.join(", "),
+        ).alias(c.REASON),
+    )
+
+
+def _merged(
+    merged: pl.DataFrame, file_value: pl.DataFrame, by_rows: pl.DataFrame, *, name: str, dtype: pl.DataType
+) -> pl.DataFrame:
+    """``merged`` with attribute ``name`` of each event: the events file's, else its rows' one value."""
+    one = by_rows.filter(pl.col(w.VALUES).list.len() == 1).select(
+        c.EVENT_ID, pl.col(w.VALUES).list.first().alias(w.ROWS_VALUE)
+    )
+    return (
+        merged.join(file_value, on=c.EVENT_ID, how="left", maintain_order="left")
+        .join(one, on=c.EVENT_ID, how="left", maintain_order="left")
+        .with_columns(pl.coalesce(w.FILE_VALUE, w.ROWS_VALUE).cast(dtype).alias(name))
+        .drop(w.FILE_VALUE, w.ROWS_VALUE)
+    )
 
 
 def crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:

@@ -89,7 +89,7 @@ def period_events(
     References:
         FIDE Rating Regulations (B.02, 2024) 6.1, 6.2, 8.2.4; ``fide-rules.md`` sections 5 and 7.
     """
-    by_event = facts.period_by == "event"
+    by_event = facts.by_event
     here = facts.groups.filter(pl.col(c.PERIOD) == period)[c.EVENT_ID].drop_nulls().unique()
     events = facts.events.filter(pl.col(c.EVENT_ID).is_in(here.implode()))
     starts = events.filter(pl.col(w.START_PERIOD) < period)[w.START_PERIOD].unique().sort().to_list()
@@ -133,29 +133,46 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         ``table`` with the three columns added and the two rating columns replaced.
     """
     white, black = _nonzero(c.WHITE_RATING), _nonzero(c.BLACK_RATING)
-    events = facts.events if facts is not None else pl.DataFrame()
-    matches = facts is not None and events.height > 0 and bool((events[w.MATCH_RULE] != s.NO_RULE).any())
-    if facts is None or not (facts.decided.height or matches or (facts.by_event and events.height)):
-        # no rule can apply: by date without matches of the period (what most runs are)
+    if facts is None or not _rules_apply(facts):  # by date without matches of the period (what most runs are)
         return table.with_columns(
             white.alias(c.WHITE_RATING),
             black.alias(c.BLACK_RATING),
             pl.lit(s.NO_RULE, pl.UInt8).alias(w.EVENT_RULE),
             *_late(white, black, facts is not None and facts.by_event),
         )
+    events = facts.events
     index = pl.col(c.EVENT_ID).replace_strict(
         events[c.EVENT_ID], pl.Series(range(events.height), dtype=pl.UInt32), default=None, return_dtype=pl.UInt32
     )
     table = table.with_columns(index.alias(w.EVENT_INDEX))  # each row's event, looked up once
-
-    def of_event(name: str, default: object, dtype: pl.DataType) -> pl.Expr:
-        return pl.lit(events[name]).gather(pl.col(w.EVENT_INDEX)).fill_null(pl.lit(default, dtype))
-
-    start = of_event(w.START_PERIOD, None, pl.String())
+    start = _of_event(events, w.START_PERIOD, default=None, dtype=pl.String())
     for month, ratings in facts.start_ratings.items():
         at_start = start == month
         white = pl.when(white.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.WHITE))).otherwise(white)
         black = pl.when(black.is_null() & at_start).then(pl.lit(ratings).gather(pl.col(w.BLACK))).otherwise(black)
+    with_ratings = table.with_columns(white.cast(pl.Float64).alias(c.WHITE_RATING), black.alias(c.BLACK_RATING))
+    return with_ratings.with_columns(
+        _row_rule(facts, start).fill_null(s.NO_RULE).cast(pl.UInt8).alias(w.EVENT_RULE),
+        *_late(pl.col(c.WHITE_RATING), pl.col(c.BLACK_RATING), facts.by_event),
+    ).drop(w.EVENT_INDEX)
+
+
+def _rules_apply(facts: PeriodEvents) -> bool:
+    """Whether an event rule may apply to a row of the period: a game after a match was decided, a match
+    with an unrated player, or (by event) any event."""
+    events = facts.events
+    matches = events.height > 0 and bool((events[w.MATCH_RULE] != s.NO_RULE).any())
+    return bool(facts.decided.height or matches or (facts.by_event and events.height))
+
+
+def _of_event(events: pl.DataFrame, name: str, *, default: object, dtype: pl.DataType) -> pl.Expr:
+    """Column ``name`` of each row's event (``__event_index``), ``default`` for a row without one."""
+    return pl.lit(events[name]).gather(pl.col(w.EVENT_INDEX)).fill_null(pl.lit(default, dtype))
+
+
+def _row_rule(facts: PeriodEvents, start: pl.Expr) -> pl.Expr:
+    """The event rule of a row (``__event_rule``): its match's 6.1, its game's 6.2 (or waiver), the list at
+    its event's ``start``, a move by the closing date (7.1.3) or by the event's own period."""
     decided = pl.col(s.ROW_KEY).replace_strict(
         facts.decided[s.ROW_KEY],
         facts.decided[w.MATCH_RULE],
@@ -163,9 +180,9 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         return_dtype=pl.UInt8,
     )
     moved = pl.col(c.DATE).dt.strftime("%Y-%m") != facts.period
-    source = of_event(w.SOURCE, ev.BY_DATE, pl.UInt8())
-    rule = (
-        pl.when(of_event(w.MATCH_RULE, s.NO_RULE, pl.UInt8()) == s.RULE_MATCH_UNRATED)
+    source = _of_event(facts.events, w.SOURCE, default=ev.BY_DATE, dtype=pl.UInt8())
+    return (
+        pl.when(_of_event(facts.events, w.MATCH_RULE, default=s.NO_RULE, dtype=pl.UInt8()) == s.RULE_MATCH_UNRATED)
         .then(s.RULE_MATCH_UNRATED)
         .when(decided != s.NO_RULE)
         .then(decided)
@@ -177,11 +194,6 @@ def event_columns(table: pl.DataFrame, facts: PeriodEvents | None) -> pl.DataFra
         .then(s.RULE_EVENT_PERIOD)
         .otherwise(s.NO_RULE)
     )
-    with_ratings = table.with_columns(white.cast(pl.Float64).alias(c.WHITE_RATING), black.alias(c.BLACK_RATING))
-    return with_ratings.with_columns(
-        rule.fill_null(s.NO_RULE).cast(pl.UInt8).alias(w.EVENT_RULE),
-        *_late(pl.col(c.WHITE_RATING), pl.col(c.BLACK_RATING), facts.by_event),
-    ).drop(w.EVENT_INDEX)
 
 
 def start_note(facts: PeriodEvents, table: pl.DataFrame) -> list[str]:
@@ -345,7 +357,7 @@ def _notes(facts: ev.EventFacts, period: str, here: pl.Series) -> list[str]:
             "on, and give an event its period in the events file to rate it there."
         )
     notes += _moved_notes(facts, period)
-    if facts.period_by != "event":
+    if not facts.by_event:
         return notes
     days = ((end - pl.col(c.EVENT_START)).dt.total_days() + 1).alias(w.DAYS)
     for event, first, last, length in (
@@ -375,7 +387,7 @@ def _moved_notes(facts: ev.EventFacts, period: str) -> list[str]:
     )  # fmt: skip
     events = facts.events.select(c.EVENT_ID, w.SOURCE, c.EVENT_END)
     groups = facts.groups.join(events, on=c.EVENT_ID, how="left").with_columns(why.alias(w.MOVED))
-    given = "`period` (the row's or its event's)" if facts.period_by == "event" else "their `period`"
+    given = "`period` (the row's or its event's)" if facts.by_event else "their `period`"
     notes = []
     later = groups.filter((pl.col(w.MONTH) == period) & (pl.col(c.PERIOD) > period))
     if later.height:

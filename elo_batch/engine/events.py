@@ -33,6 +33,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.choices import PeriodBy
+from elo_batch.config import events_decide_periods
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ATTRIBUTE_TYPES
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
@@ -71,6 +72,11 @@ class EventFacts:
     notes: tuple[str, ...] = ()
     source: InputFile | None = None
 
+    @property
+    def by_event(self) -> bool:
+        """Events decide the periods (``period_by="event"``)."""
+        return events_decide_periods(self.period_by)
+
 
 @dataclass(frozen=True)
 class EventPlan:
@@ -92,6 +98,11 @@ class EventPlan:
     notes: tuple[str, ...] = ()
 
     @property
+    def by_event(self) -> bool:
+        """Events decide the periods (``period_by="event"``)."""
+        return events_decide_periods(self.period_by)
+
+    @property
     def matches(self) -> pl.Series:
         """The events that are matches."""
         return self.attributes.filter(pl.col(c.EVENT_TYPE) == c.MATCH)[c.EVENT_ID]
@@ -105,9 +116,10 @@ def plan_events(table: pl.DataFrame | None, event_rows: pl.DataFrame | None, per
         event_rows: The attributes given on game rows (``GamesInput.event_rows``), or None.
         period_by: ``date`` or ``event`` (then a row's ``period`` is an attribute of its event).
     """
-    attributes, refused_rows, refused_events = event_attributes(table, event_rows, period_by == "event")
+    by_event = events_decide_periods(period_by)
+    attributes, refused_rows, refused_events = event_attributes(table, event_rows, by_event)
     notes = []
-    if period_by != "event" and table is not None and table[c.PERIOD].is_not_null().any():
+    if not by_event and table is not None and table[c.PERIOD].is_not_null().any():
         notes.append(
             "the events file gives events a period: it is used only when events decide the periods "
             "(period_by 'event'); by date, each game's own period, else its date, decides its month"
@@ -158,7 +170,7 @@ def reduce_events(
         FIDE Rating Regulations (B.02, 2024) 6.2 (matches), 7.1.3 (closing date); ``fide-rules.md``
         sections 5 and 7.
     """
-    by_event = plan.period_by == "event"
+    by_event = plan.by_event
     matches = plan.matches
     match_rows = picked.filter(pl.col(c.EVENT_ID).is_in(matches.implode()))
     refused_events = pl.concat([plan.refused_events, crowded_matches(match_rows)])
@@ -221,7 +233,7 @@ def settle(
     rows = games.rows
     if refused.height:
         rows = rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode()))
-    if period_by == "event":
+    if facts.by_event:
         rows = rows.with_columns(row_period(facts.events))
     period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(w.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
     rejected = games.rejected

@@ -6,7 +6,8 @@ once. Only the logistic formula (``expected="formula"``) works in floating point
 
 The numbers of the regulations (400, 2650, the K ladder, 700, 1800, 2200, ...) are not written here:
 each function takes the part of the rule set it applies (:mod:`elo_batch.rules.sets`), by default the
-FIDE rules in force.
+FIDE rules in force, or the rule set itself where it asks one of its modes (the 400-point rule, the
+expected score).
 """
 
 from __future__ import annotations
@@ -14,33 +15,28 @@ from __future__ import annotations
 import polars as pl
 
 from elo_batch.rules.sets import (
-    CAP_400,
     FIRST_RATING_2024,
     K_2024,
     LOGISTIC_SCALE,
-    Cap,
-    CapRule,
-    Expected,
     FirstRatingRule,
     KRule,
+    RuleSet,
 )
 from elo_batch.rules.tables import TABLE_TAIL, dp_by_p100, pd_high_by_diff
 
 
-def capped_difference(
-    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, *, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
-) -> pl.Expr:
+def capped_difference(ro: pl.Expr, rc: pl.Expr, rules: RuleSet, *, upgrade: pl.Expr | None = None) -> pl.Expr:
     """Rating difference D = Ro - Rc after the 400-point rule, for the side whose rating is ``ro``.
 
     Args:
         ro: The player's rating used for the game, rating points (one per game side).
         rc: The opponent's rating used for the game, rating points.
-        cap_400: ``exempt-2650``: |D| over ``cap.limit`` (400) counts as ``cap.limit`` only when
+        rules: The rule set whose 400-point rule applies (``cap_400``, the numbers of ``cap``):
+            ``exempt-2650``: |D| over ``cap.limit`` (400) counts as ``cap.limit`` only when
             Ro < ``cap.exempt_from`` (2650); ``always``: for every player; ``once-per-event``: D over
             ``cap.limit`` counts as ``cap.limit`` only where ``upgrade`` is true (the player's one upgrade
             of the event), D under -``cap.limit`` always counts as -``cap.limit``; ``never``: the real
             difference.
-        cap: The numbers of the rule (the rule set's ``cap``).
         upgrade: With ``once-per-event``: True on the side's game of the event where it benefits.
 
     Returns:
@@ -53,37 +49,36 @@ def capped_difference(
         the rating difference is greatest". ``fide-rules.md`` sections 0 and 3.1.
 
     >>> import polars as pl
+    >>> from elo_batch.rules.sets import FIDE_2022_01, FIDE_2025_10
     >>> df = pl.DataFrame({"ro": [2700, 2100, 2649], "rc": [2100, 2700, 2149]})
-    >>> df.select(capped_difference(pl.col("ro"), pl.col("rc"), "exempt-2650").alias("d"))["d"].to_list()
+    >>> df.select(capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2025_10).alias("d"))["d"].to_list()
     [600, -400, 400]
-    >>> once = capped_difference(pl.col("ro"), pl.col("rc"), "once-per-event", upgrade=pl.lit(False))
+    >>> once = capped_difference(pl.col("ro"), pl.col("rc"), FIDE_2022_01, upgrade=pl.lit(False))
     >>> df.select(once.alias("d"))["d"].to_list()
     [600, -400, 500]
     """
-    diff = ro - rc
-    if cap_400 == "never":
+    diff, cap = ro - rc, rules.cap
+    if not rules.cap_applies:
         return diff
     capped = diff.clip(-cap.limit, cap.limit)
-    if cap_400 == "always":
-        return capped
-    if cap_400 == "once-per-event":
+    if rules.cap_once_per_event:
         return pl.when((diff > cap.limit) & ~_upgrade(upgrade)).then(diff).otherwise(capped)
-    return pl.when(ro >= cap.exempt_from).then(diff).otherwise(capped)
+    if rules.cap_exempts_top:
+        return pl.when(ro >= cap.exempt_from).then(diff).otherwise(capped)
+    return capped
 
 
-def is_capped(
-    ro: pl.Expr, rc: pl.Expr, cap_400: Cap, *, cap: CapRule = CAP_400, upgrade: pl.Expr | None = None
-) -> pl.Expr:
+def is_capped(ro: pl.Expr, rc: pl.Expr, rules: RuleSet, *, upgrade: pl.Expr | None = None) -> pl.Expr:
     """True where the 400-point rule changed D for this side (see :func:`capped_difference`)."""
-    if cap_400 == "never":
+    if not rules.cap_applies:
         return pl.lit(False)
-    diff = ro - rc
+    diff, cap = ro - rc, rules.cap
     over = diff.abs() > cap.limit
-    if cap_400 == "always":
-        return over
-    if cap_400 == "once-per-event":
+    if rules.cap_once_per_event:
         return (diff < -cap.limit) | ((diff > cap.limit) & _upgrade(upgrade))
-    return over & (ro < cap.exempt_from)
+    if rules.cap_exempts_top:
+        return over & (ro < cap.exempt_from)
+    return over
 
 
 def _upgrade(upgrade: pl.Expr | None) -> pl.Expr:
@@ -92,13 +87,14 @@ def _upgrade(upgrade: pl.Expr | None) -> pl.Expr:
     return upgrade.fill_null(False)
 
 
-def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
+def expected_score_100(d: pl.Expr, rules: RuleSet) -> pl.Expr:
     """Expected score PD of one game for the player whose rating difference is D, in hundredths.
 
     Args:
         d: D after the 400-point rule, rating points (whole numbers for the table; a fractional D is
             rounded to the nearest whole number, half away from zero, before the lookup).
-        expected: ``table`` (FIDE table 8.1.2) or ``formula`` (100 / (1 + 10^(-D/400))).
+        rules: The rule set whose expected score applies: ``expected="table"`` (FIDE table 8.1.2) or
+            ``formula`` (100 / (1 + 10^(-D/400))).
 
     Returns:
         PD in hundredths: Int64 0..100 for the table (the H column for D >= 0, the L column for
@@ -108,11 +104,12 @@ def expected_score_100(d: pl.Expr, expected: Expected) -> pl.Expr:
         FIDE Rating Regulations (B.02, 2024) 8.3.2 a and table 8.1.2 (``fide-rules.md`` section 1).
 
     >>> import polars as pl
+    >>> from elo_batch.rules.sets import FIDE_2025_10
     >>> df = pl.DataFrame({"d": [0, 3, 4, -4, 100, -100, 735, 736, -1000]})
-    >>> df.select(expected_score_100(pl.col("d"), "table").alias("pd"))["pd"].to_list()
+    >>> df.select(expected_score_100(pl.col("d"), FIDE_2025_10).alias("pd"))["pd"].to_list()
     [50, 50, 51, 49, 64, 36, 99, 100, 0]
     """
-    if expected == "formula":
+    if not rules.table_expected:
         return 100.0 / (1.0 + 10.0 ** divide(-d.cast(pl.Float64), LOGISTIC_SCALE))
     magnitude = d.abs().round(0, mode="half_away_from_zero").cast(pl.Int64).clip(0, TABLE_TAIL)
     high = pl.lit(pd_high_by_diff()).gather(magnitude)

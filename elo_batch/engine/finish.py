@@ -10,6 +10,7 @@ force, and the K rules are wired once (:func:`k_of`), for this period's K and th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Final
 
 import polars as pl
 
@@ -131,7 +132,7 @@ def k_of(
     References:
         FIDE Rating Regulations (B.02, 2024) 8.3.3; ``fide-rules.md`` section 3.3.
     """
-    if rules.k_rule == "fixed":
+    if rules.fixed_k:
         return pl.lit(rules.k_fixed, pl.Int64)
     state = {
         "year": year,
@@ -178,29 +179,7 @@ def _players(
     One row per index (``__idx``, in order); ``__output`` marks the players of the new list: the list in
     force and the unrated players with pooled games.
     """
-    # Rated sides and pending sides never belong to the same player (a player is rated or not), so the
-    # sums for the performance rating (B.01 1.4.8: games against rated opponents) are the rated sums of
-    # a rated player, or the pending sums of an unrated one.
-    pending_sums = pending.group_by(w.IDX).agg(
-        pl.len().cast(pl.Int64).alias(w.PENDING_N),
-        pl.col(c.OPPONENT_RATING).sum().alias(w.PENDING_OPP),
-        (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(w.PENDING_W2),
-    )
-    sums = rated.join(pending_sums, on=w.IDX, how="full", coalesce=True).select(
-        w.IDX,
-        w.N,
-        w.DEV_SUM,
-        w.W100,
-        w.PD_SUM,
-        pl.coalesce(w.N, w.PENDING_N).alias(w.PERF_N),
-        pl.coalesce(w.OPP_SUM, w.PENDING_OPP).cast(pl.Int64).alias(w.PERF_OPP),
-        pl.coalesce(pl.col(w.W100) // 50, w.PENDING_W2).alias(w.PERF_W2),
-    )
     listed = prepared.listed
-    universe = listed.lazy()
-    if prepared.players > listed.height:
-        unlisted = pl.LazyFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
-        universe = pl.concat([universe, unlisted], how="diagonal_relaxed")
     pooled = pools.with_columns(pl.lit(True).alias(w.POOLED))
     pool_index = pl.concat(  # the index of each pooled player: pending sides this period, or the list's pools
         [
@@ -211,19 +190,70 @@ def _players(
         ]
     ).unique(w.IDX)
     by_player = [
-        _at_index(sums, prepared.players, w.SUMS_ROW),
+        _at_index(_performance_sums(rated, pending), prepared.players, w.SUMS_ROW),
         _at_index(pooled.join(pool_index, on=c.PLAYER_ID).drop(c.PLAYER_ID), prepared.players, w.POOLS_ROW),
     ]
-    players = (
+    players = _gathered(_universe(prepared), by_player, listed=listed.height).with_columns(_reached_on_list(rules))
+    k_used = pl.when(_WAS_RATED & (_N > 0)).then(_k_used(rules, period)).alias(c.K_USED)
+    players = players.with_columns(k_used).with_columns((pl.col(c.K_USED) * pl.col(w.DEV_SUM)).alias(w.X100))
+    return players.with_columns(pl.when(_WAS_RATED).then(_rounded_change(rules)).alias(c.CHANGE))
+
+
+#: A player rated on the list in force; his rated games of the period; a first rating published now.
+_WAS_RATED: Final = pl.col(c.RATING).is_not_null()
+_N: Final = pl.col(w.N).fill_null(0)
+_PUBLISHED: Final = pl.col(w.PUBLISHED).fill_null(False)
+#: The new rating (after the floor and the one-time change; null: unrated).
+_AFTER: Final = pl.col(w.RATING_AFTER)
+
+
+def _performance_sums(rated: pl.DataFrame, pending: pl.DataFrame) -> pl.DataFrame:
+    """The rated sums by index, with the sums of the performance rating (B.01 1.4.8: games against rated
+    opponents): the rated sums of a rated player, or the pending sums of an unrated one (rated sides and
+    pending sides never belong to the same player: a player is rated or not)."""
+    pending_sums = pending.group_by(w.IDX).agg(
+        pl.len().cast(pl.Int64).alias(w.PENDING_N),
+        pl.col(c.OPPONENT_RATING).sum().alias(w.PENDING_OPP),
+        (pl.col(s.SCORE100) // 50).sum().cast(pl.Int64).alias(w.PENDING_W2),
+    )
+    return rated.join(pending_sums, on=w.IDX, how="full", coalesce=True).select(
+        w.IDX,
+        w.N,
+        w.DEV_SUM,
+        w.W100,
+        w.PD_SUM,
+        pl.coalesce(w.N, w.PENDING_N).alias(w.PERF_N),
+        pl.coalesce(w.OPP_SUM, w.PENDING_OPP).cast(pl.Int64).alias(w.PERF_OPP),
+        pl.coalesce(pl.col(w.W100) // 50, w.PENDING_W2).alias(w.PERF_W2),
+    )
+
+
+def _universe(prepared: Prepared) -> pl.LazyFrame:
+    """Every player of the period by index: the list in force, then the players added from the games."""
+    listed = prepared.listed
+    if prepared.players == listed.height:
+        return listed.lazy()
+    unlisted = pl.LazyFrame({c.PLAYER_ID: prepared.ids.slice(listed.height)})
+    return pl.concat([listed.lazy(), unlisted], how="diagonal_relaxed")
+
+
+def _gathered(
+    universe: pl.LazyFrame, by_player: list[tuple[pl.Series | None, list[pl.Expr]]], *, listed: int
+) -> pl.LazyFrame:
+    """The players with the columns of :func:`_at_index` gathered by index, and ``__output`` (the list's
+    ``listed`` players and the pooled ones)."""
+    return (
         universe.with_row_index(w.IDX)
         .with_columns(row for row, _ in by_player if row is not None)
         .with_columns(column for _, columns in by_player for column in columns)
         .drop(w.SUMS_ROW, w.POOLS_ROW, strict=False)
-        .with_columns(((pl.col(w.IDX) < listed.height) | pl.col(w.POOLED).fill_null(False)).alias(w.OUTPUT))
+        .with_columns(((pl.col(w.IDX) < listed) | pl.col(w.POOLED).fill_null(False)).alias(w.OUTPUT))
         .drop(w.POOLED)
-        .with_columns(_reached_on_list(rules))
     )
-    n = pl.col(w.N).fill_null(0)
+
+
+def _k_used(rules: RuleSet, period: str) -> pl.Expr:
+    """K of the period from the list in force (or fixed), after the 700 rule when on (B.02 8.3.3)."""
     k = k_of(
         rules,
         int(period[:4]),
@@ -232,18 +262,15 @@ def _players(
         reached_2400=pl.col(w.REACHED_2400_BEFORE),
         reached_2300=pl.col(w.REACHED_2300_BEFORE),
     )
-    k_used = engine.k_after_700_rule(k, n, rules.k) if rules.rule_700 else k
-    was_rated = pl.col(c.RATING).is_not_null()
-    players = players.with_columns(
-        pl.when(was_rated & (n > 0)).then(k_used).alias(c.K_USED),
-    ).with_columns((pl.col(c.K_USED) * pl.col(w.DEV_SUM)).alias(w.X100))
+    return engine.k_after_700_rule(k, _N, rules.k) if rules.rule_700 else k
+
+
+def _rounded_change(rules: RuleSet) -> pl.Expr:
+    """K x sum(score - PD) rounded once, 0.5 away from zero (B.02 8.3.4), or to 2 decimals (``none``)."""
     x100 = pl.col(w.X100).fill_null(0)
-    change = (
-        engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
-        if rules.rounding == "none"
-        else engine.round_half_away_100(x100)
-    )
-    return players.with_columns(pl.when(was_rated).then(change).alias(c.CHANGE))
+    if rules.whole_ratings:
+        return engine.round_half_away_100(x100)
+    return engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
 
 
 def _at_index(frame: pl.DataFrame, players: int, row_name: str) -> tuple[pl.Series | None, list[pl.Expr]]:
@@ -282,39 +309,111 @@ def _change_by_game(players: pl.LazyFrame, k_used: pl.Series, by_game: pl.DataFr
 def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: Bands) -> pl.LazyFrame:
     """The new list: rating (after the floor, then the rule set's one-time change), status, band and the
     player state the next period needs."""
-    was_rated = pl.col(c.RATING).is_not_null()
-    n = pl.col(w.N).fill_null(0)
-    published = pl.col(w.PUBLISHED).fill_null(False)
+    players = players.with_columns(_floored(rules).alias(w.RATING_AFTER))
+    changed = one_off(_AFTER, rules, players.collect_schema())
+    if changed is not None:  # after the floor of the period's rules (kernels/listchanges.py)
+        players = players.with_columns(changed.alias(w.ADJUSTMENT)).with_columns(
+            (_AFTER + pl.col(w.ADJUSTMENT)).alias(w.RATING_AFTER)
+        )
+    players = players.with_columns(_next_state(rules))
+    return players.select(
+        *_rating_columns(rules, period, adjusted=changed is not None),
+        *_period_columns(rules, bands),
+        *_state_columns(rules, period),
+        *_passed_through(players.collect_schema(), rules),
+    )
+
+
+def _floored(rules: RuleSet) -> pl.Expr:
+    """The new rating before the one-time change: the old one plus the change, null under the floor
+    (B.02 7.1.2); a first rating published now."""
     after = pl.col(c.RATING) + pl.col(c.CHANGE)
     if rules.floor is not None:
         after = pl.when(after >= rules.floor).then(after)
-    rating = pl.when(was_rated).then(after).when(published).then(pl.col(w.RU))
-    players = players.with_columns(rating.alias(w.RATING_AFTER))
-    changed = one_off(pl.col(w.RATING_AFTER), rules, players.collect_schema())
-    if changed is not None:  # after the floor of the period's rules (kernels/listchanges.py)
-        players = players.with_columns(changed.alias(w.ADJUSTMENT)).with_columns(
-            (pl.col(w.RATING_AFTER) + pl.col(w.ADJUSTMENT)).alias(w.RATING_AFTER)
-        )
-    after_col = pl.col(w.RATING_AFTER)
-    statuses = pl.Series(["rated", "new", "unrated"], dtype=pl.Categorical)  # Categorical, as ``band``
-    status = pl.lit(statuses).gather(
-        pl.when(was_rated & after_col.is_not_null()).then(0).when(published).then(1).otherwise(2).cast(pl.UInt32)
-    )
+    return pl.when(_WAS_RATED).then(after).when(_PUBLISHED).then(pl.col(w.RU))
+
+
+def _next_state(rules: RuleSet) -> list[pl.Expr]:
+    """What the next list carries of the player: whether a published rating reached 2400 / 2300 (B.02
+    8.3.3), rated games."""
     ladder = rules.k
     games_total = (
-        pl.when(was_rated)
-        .then(pl.col(c.GAMES_TOTAL) + n)
-        .when(published)
+        pl.when(_WAS_RATED)
+        .then(pl.col(c.GAMES_TOTAL) + _N)
+        .when(_PUBLISHED)
         .then(pl.col(c.GAMES_TOTAL).fill_null(0) + pl.col(w.POOL_N))
         .otherwise(pl.col(c.GAMES_TOTAL))
     )
-    players = players.with_columns(
-        (pl.col(w.REACHED_2400_BEFORE) | (after_col.fill_null(0) >= ladder.top_from)).alias(w.REACHED_2400_AFTER),
-        (pl.col(w.REACHED_2300_BEFORE) | (after_col.fill_null(0) >= ladder.junior_below)).alias(w.REACHED_2300_AFTER),
+    return [
+        (pl.col(w.REACHED_2400_BEFORE) | (_AFTER.fill_null(0) >= ladder.top_from)).alias(w.REACHED_2400_AFTER),
+        (pl.col(w.REACHED_2300_BEFORE) | (_AFTER.fill_null(0) >= ladder.junior_below)).alias(w.REACHED_2300_AFTER),
         games_total.alias(w.GAMES_TOTAL),
+    ]
+
+
+def _rating_columns(rules: RuleSet, period: str, *, adjusted: bool) -> list[pl.Expr]:
+    """The new list's columns ``player_id`` .. ``k_used``: the ratings after and before, the change."""
+    adjustment = s.written_rating(pl.col(w.ADJUSTMENT), rules) if adjusted else pl.lit(None, pl.Int64)
+    return [
+        pl.col(c.PLAYER_ID),
+        s.written_period(period),
+        s.written_rating(_AFTER, rules).alias(c.RATING),
+        s.written_rating(pl.col(c.RATING), rules).alias(c.RATING_BEFORE),
+        (pl.col(c.CHANGE).cast(pl.Int64) if rules.whole_ratings else pl.col(c.CHANGE)).alias(c.CHANGE),
+        adjustment.alias(c.ADJUSTMENT),
+        pl.col(c.K_USED),
+    ]
+
+
+def _period_columns(rules: RuleSet, bands: Bands) -> list[pl.Expr]:
+    """The new list's columns ``games`` .. ``opponents_average``: the period's games, score, expected
+    score, status, band and performance (B.01 1.4.8)."""
+    games = pl.when(_WAS_RATED).then(_N).when(_PUBLISHED).then(pl.col(w.PERIOD_N)).otherwise(0)
+    score = (
+        pl.when(_WAS_RATED)
+        .then(s.written_points(pl.col(w.W100).fill_null(0), rules))
+        .when(_PUBLISHED)
+        .then(pl.col(w.PERIOD_W2) / 2.0)
+        .otherwise(0.0)
     )
+    expected = pl.when(_WAS_RATED).then(s.written_points(pl.col(w.PD_SUM).fill_null(0), rules))
+    rp, ra = engine.performance_rating(pl.col(w.PERF_OPP), pl.col(w.PERF_N).fill_null(0), pl.col(w.PERF_W2))
+    return [
+        games.cast(pl.Int64).alias(c.GAMES),
+        score.alias(c.SCORE),
+        expected.alias(c.EXPECTED_SCORE),
+        _status().alias(c.STATUS),
+        bands.label(_AFTER).alias(c.BAND),
+        rp.alias(c.PERFORMANCE_RATING),
+        ra.alias(c.OPPONENTS_AVERAGE),
+    ]
+
+
+def _status() -> pl.Expr:
+    """``rated``, ``new`` (a first rating published now) or ``unrated``: Categorical, as ``band``."""
+    statuses = pl.Series(["rated", "new", "unrated"], dtype=pl.Categorical)
+    return pl.lit(statuses).gather(
+        pl.when(_WAS_RATED & _AFTER.is_not_null()).then(0).when(_PUBLISHED).then(1).otherwise(2).cast(pl.UInt32)
+    )
+
+
+def _state_columns(rules: RuleSet, period: str) -> list[pl.Expr]:
+    """The new list's columns ``k`` .. ``pending``: the state the next period reads."""
+    return [
+        pl.when(_AFTER.is_not_null()).then(_k_next(rules, period)).alias(c.K),
+        pl.col(w.GAMES_TOTAL).alias(c.GAMES_TOTAL),
+        pl.col(w.REACHED_2400_AFTER).alias(c.REACHED_2400),
+        pl.col(w.REACHED_2300_AFTER).alias(c.REACHED_2300),
+        pl.col(c.BIRTH_YEAR),
+        pl.when(~_WAS_RATED & ~_PUBLISHED).then(pending.to_text(pl.col(w.PENDING))).alias(c.PENDING),  # as written
+    ]
+
+
+def _k_next(rules: RuleSet, period: str) -> pl.Expr:
+    """The K printed on the new list: the next period's K rule (``k_next_rule``), from the state after the
+    period (B.02 8.3.3)."""
     printed = rules if rules.k_next_rule is None else replace(rules, k_rule=rules.k_next_rule)
-    k_next = k_of(
+    return k_of(
         printed,
         int(next_period(period)[:4]),
         k_list=pl.col(c.K),
@@ -322,50 +421,21 @@ def _finish_list(players: pl.LazyFrame, rules: RuleSet, period: str, *, bands: B
         reached_2400=pl.col(w.REACHED_2400_AFTER),
         reached_2300=pl.col(w.REACHED_2300_AFTER),
         junior_on_old_list=engine.is_junior(
-            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(w.REACHED_2300_BEFORE), ladder=ladder
+            int(period[:4]), pl.col(c.BIRTH_YEAR), pl.col(w.REACHED_2300_BEFORE), ladder=rules.k
         ),
     )
-    rp, ra = engine.performance_rating(pl.col(w.PERF_OPP), pl.col(w.PERF_N).fill_null(0), pl.col(w.PERF_W2))
-    games = pl.when(was_rated).then(n).when(published).then(pl.col(w.PERIOD_N)).otherwise(0)
-    score = (
-        pl.when(was_rated)
-        .then(s.written_points(pl.col(w.W100).fill_null(0), rules.expected))
-        .when(published)
-        .then(pl.col(w.PERIOD_W2) / 2.0)
-        .otherwise(0.0)
-    )
-    expected = pl.when(was_rated).then(s.written_points(pl.col(w.PD_SUM).fill_null(0), rules.expected))
+
+
+def _passed_through(schema: pl.Schema, rules: RuleSet) -> list[pl.Expr]:
+    """The list's own columns, under their own names (:mod:`elo_batch.contract.names`); the
+    ``standard_rating`` of a rapid or blitz list compressed with the standard list (listchanges)."""
+    standard = standard_after(rules, schema)
     extras = [
         name
-        for name in players.collect_schema().names()
+        for name in schema.names()
         if name not in LIST_SCHEMA and not name.startswith(w.PREFIX) and name not in (c.K_USED, c.CHANGE)
     ]
-    standard = standard_after(rules, players.collect_schema())  # the standard list's compression (listchanges)
-    return players.select(
-        pl.col(c.PLAYER_ID),
-        s.written_period(period),
-        s.written_rating(after_col, rules.rounding).alias(c.RATING),
-        s.written_rating(pl.col(c.RATING), rules.rounding).alias(c.RATING_BEFORE),
-        (pl.col(c.CHANGE) if rules.rounding == "none" else pl.col(c.CHANGE).cast(pl.Int64)).alias(c.CHANGE),
-        (
-            s.written_rating(pl.col(w.ADJUSTMENT), rules.rounding) if changed is not None else pl.lit(None, pl.Int64)
-        ).alias(c.ADJUSTMENT),
-        pl.col(c.K_USED),
-        games.cast(pl.Int64).alias(c.GAMES),
-        score.alias(c.SCORE),
-        expected.alias(c.EXPECTED_SCORE),
-        status.alias(c.STATUS),
-        bands.label(after_col).alias(c.BAND),
-        rp.alias(c.PERFORMANCE_RATING),
-        ra.alias(c.OPPONENTS_AVERAGE),
-        pl.when(after_col.is_not_null()).then(k_next).alias(c.K),
-        pl.col(w.GAMES_TOTAL).alias(c.GAMES_TOTAL),
-        pl.col(w.REACHED_2400_AFTER).alias(c.REACHED_2400),
-        pl.col(w.REACHED_2300_AFTER).alias(c.REACHED_2300),
-        pl.col(c.BIRTH_YEAR),
-        pl.when(~was_rated & ~published).then(pending.to_text(pl.col(w.PENDING))).alias(c.PENDING),  # as written
-        *[  # the list's own names (elo_batch.contract.names)
-            standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
-            for name in extras
-        ],
-    )
+    return [
+        standard if standard is not None and name == c.STANDARD_RATING else pl.col(name).alias(unescape(name))
+        for name in extras
+    ]

@@ -121,7 +121,7 @@ def one_off(rating: pl.Expr, rules: RuleSet, schema: pl.Schema) -> pl.Expr | Non
     """
     change = rules.one_off
     if isinstance(change, Compression):
-        adjustment = _compressed(rating, change, whole=rules.rounding != "none")
+        adjustment = _compressed(rating, change, whole=rules.whole_ratings)
     elif isinstance(change, Raise):
         if c.STANDARD_RATING not in schema:
             adjustment = pl.lit(0)
@@ -153,7 +153,7 @@ def standard_after(rules: RuleSet, schema: pl.Schema) -> pl.Expr | None:
     change = rules.one_off
     if not isinstance(change, Compression) or c.STANDARD_RATING not in schema:
         return None
-    whole = rules.rounding != "none"
+    whole = rules.whole_ratings
     standard = pl.col(c.STANDARD_RATING)
     after = standard + _compressed(standard, change, whole=whole)
     return after.cast(schema[c.STANDARD_RATING] if whole else pl.Float64).alias(c.STANDARD_RATING)

@@ -157,7 +157,7 @@ def start_months(games: GamesInput, periods: tuple[str, ...]) -> set[str]:
     later = pl.col(c.PERIOD).is_in(list(periods)) & (pl.col(c.PERIOD) > pl.col(w.START_PERIOD))
     matches = facts.match_rows.select(c.EVENT_ID, c.PERIOD).join(starts, on=c.EVENT_ID).filter(later)[w.START_PERIOD]
     months = set(matches.to_list())
-    if facts.period_by == "event":
+    if facts.by_event:
         months |= set(facts.events.filter(later)[w.START_PERIOD].to_list())
     return months & set(periods)
 
@@ -201,51 +201,16 @@ def rate_period(
     rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
     rating_list, notes = listchanges.seed_from_standard(rating_list, games, rules, period=period)
     prepared = prepass.prepare(
-        games,
-        rating_list,
-        period,
-        add_players_from_games=add_players_from_games,
-        start_lists=start_lists,
-        rules=rules,
+        games, rating_list, period, add_players_from_games=add_players_from_games, start_lists=start_lists, rules=rules
     )
     table = prepared.table
-    block = _SUM_ROWS
-    chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
-    rated: list[RatedSides] = []
-
-    def terms(chunk: Chunk) -> tuple[RatedSides, list[pl.DataFrame]]:  # polars' half of the map
-        sides = rate_chunk(chunk, prepared.list_rating, rules)
-        return sides, sums_kernel.side_terms(chunk, sides, rules)
-
-    def mapped() -> Iterator[sums_kernel.Partial]:
-        # The next chunk's sides are worked out by polars (its threads, no GIL) while numpy adds this
-        # chunk's terms (one thread, holding the GIL): the two halves of the map overlap.
-        with concurrent.futures.ThreadPoolExecutor(1) as ahead:
-            coming = ahead.submit(terms, chunks[0])
-            for at, chunk in enumerate(chunks):
-                sides, frames = coming.result()
-                if at + 1 < len(chunks):
-                    coming = ahead.submit(terms, chunks[at + 1])
-                rated.append(sides)
-                yield sums_kernel.add_terms(chunk, frames, rules, players=prepared.players)
-                del frames
-
-    totals = sums_kernel.reduce_sums(mapped(), rules, players=prepared.players, rows=table.height, block_rows=block)
+    totals, every_side = _map_reduce(prepared, rules)
     bands = bands or band_rules.default_bands()
     finished = finalize(prepared, totals, rules, period=period, bands=bands)
-    every_side = RatedSides.concat(rated)
     audited = _audit(table, every_side, finished, prepared=prepared, games=games, rules=rules, period=period)
-    in_period = table.height
     rejected, counts = accounting(
-        games, period, in_period=in_period, counted=finished.counted_rows, reject_undated=reject_undated
+        games, period, in_period=table.height, counted=finished.counted_rows, reject_undated=reject_undated
     )
-    audit_rows = in_period + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
-    unlisted = prepared.ids.slice(prepared.listed.height)
-    # the two rating columns only (a filter of the whole list would copy every column of the moved rows)
-    moved = finished.ratings.select(c.RATING_BEFORE, c.RATING).filter(
-        pl.col(c.RATING).ne_missing(pl.col(c.RATING_BEFORE))  # the same band otherwise
-    )
-    up, down = moved.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
     warnings = (
         *floor_warnings,
         *prepared.warnings,
@@ -253,20 +218,59 @@ def rate_period(
         *one_off_notes(finished.ratings, rules),
         *eventrows.rule_notes(period, *rule_counts(table, every_side)),
     )
+    audit_rows = table.height + table.select((~pl.col(s.ONE_SIDED)).sum()).item()
+    unlisted = prepared.ids.slice(prepared.listed.height)
     events_file = games.events.source if games.events is not None else None
+    moves = _band_moves(finished.ratings, bands)
     return PeriodResult(
-        period,
-        rules,
-        finished.ratings,
-        audited,
-        audit_rows,
-        rejected,
-        counts,
-        warnings,
-        unlisted,
-        events_file,
-        (up, down),
+        period, rules, finished.ratings, audited, audit_rows, rejected, counts, warnings, unlisted, events_file, moves
     )
+
+
+def _map_reduce(prepared: prepass.Prepared, rules: RuleSet) -> tuple[sums_kernel.Sums, RatedSides]:
+    """The period's per-player sums and its rated sides: the map over chunks of :data:`_SUM_ROWS` table
+    rows, then the reduce."""
+    table, block = prepared.table, _SUM_ROWS
+    chunks = [Chunk(start, table.slice(start, block)) for start in range(0, table.height, block)] or [Chunk(0, table)]
+    rated: list[RatedSides] = []
+    mapped = _mapped(chunks, prepared, rules, rated=rated)
+    totals = sums_kernel.reduce_sums(mapped, rules, players=prepared.players, rows=table.height, block_rows=block)
+    return totals, RatedSides.concat(rated)
+
+
+def _mapped(
+    chunks: list[Chunk], prepared: prepass.Prepared, rules: RuleSet, *, rated: list[RatedSides]
+) -> Iterator[sums_kernel.Partial]:
+    """The map: each chunk's partial sums, in order, its rated sides appended to ``rated``.
+
+    The next chunk's sides are worked out by polars (its threads, no GIL) while numpy adds this chunk's
+    terms (one thread, holding the GIL): the two halves of the map overlap.
+    """
+    with concurrent.futures.ThreadPoolExecutor(1) as ahead:
+        coming = ahead.submit(_terms, chunks[0], prepared, rules)
+        for at, chunk in enumerate(chunks):
+            sides, frames = coming.result()
+            if at + 1 < len(chunks):
+                coming = ahead.submit(_terms, chunks[at + 1], prepared, rules)
+            rated.append(sides)
+            yield sums_kernel.add_terms(chunk, frames, rules, players=prepared.players)
+            del frames
+
+
+def _terms(chunk: Chunk, prepared: prepass.Prepared, rules: RuleSet) -> tuple[RatedSides, list[pl.DataFrame]]:
+    """polars' half of the map: a chunk's sides rated, and their terms."""
+    sides = rate_chunk(chunk, prepared.list_rating, rules)
+    return sides, sums_kernel.side_terms(chunk, sides, rules)
+
+
+def _band_moves(ratings: pl.DataFrame, bands: Bands) -> tuple[int, int]:
+    """Players whose band went (up, down), among those with a band before and after."""
+    # the two rating columns only (a filter of the whole list would copy every column of the moved rows)
+    moved = ratings.select(c.RATING_BEFORE, c.RATING).filter(
+        pl.col(c.RATING).ne_missing(pl.col(c.RATING_BEFORE))  # the same band otherwise
+    )
+    up, down = moved.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
+    return up, down
 
 
 def _audit(
@@ -350,13 +354,7 @@ def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
         return []
     moved = int((ratings[c.ADJUSTMENT].fill_null(0) != 0).sum())
     if isinstance(change, Compression):
-        return [
-            f"the 1 March 2024 compression: {moved} rating(s) under {change.below} raised by "
-            f"{change.numerator / change.denominator:g} x ({change.below} - R)"
-            + (", rounded" if rules.rounding != "none" else "")
-            + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
-            + (f"; {c.STANDARD_RATING} compressed the same way" if c.STANDARD_RATING in ratings.columns else "")
-        ]
+        return [_compression_note(change, moved, rules=rules, standard=c.STANDARD_RATING in ratings.columns)]
     assert isinstance(change, Raise)
     if c.STANDARD_RATING not in ratings.columns:
         return [
@@ -367,3 +365,15 @@ def one_off_notes(ratings: pl.DataFrame, rules: RuleSet) -> list[str]:
         f"the 1 October 2022 {rules.list_kind} raise: {moved} rating(s) more than {change.margin} below the "
         f"standard rating raised to standard - {change.margin} (column {c.ADJUSTMENT})"
     ]
+
+
+def _compression_note(change: Compression, moved: int, *, rules: RuleSet, standard: bool) -> str:
+    """The note of the 1 March 2024 compression: ``moved`` ratings raised (``standard``: the list's
+    ``standard_rating`` too)."""
+    return (
+        f"the 1 March 2024 compression: {moved} rating(s) under {change.below} raised by "
+        f"{change.numerator / change.denominator:g} x ({change.below} - R)"
+        + (", rounded" if rules.whole_ratings else "")
+        + f" (column {c.ADJUSTMENT}; fide-rules.md section 8)"
+        + (f"; {c.STANDARD_RATING} compressed the same way" if standard else "")
+    )

@@ -204,6 +204,13 @@ def period_table(
     table = table.drop(w.COLLISION).with_columns(
         pl.lit(None, rows.collect_schema()[name]).alias(name) for name in s.TABLE if name in absent
     )
+    return _with_unlisted(table, rows, listed)
+
+
+def _with_unlisted(table: pl.DataFrame, rows: pl.LazyFrame, listed: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+    """The period table with the indices of the players absent from ``listed`` (``__unlisted`` rows): the
+    next numbers after the list's, in order of first appearance; and the player ids by index."""
+    ids = listed[c.PLAYER_ID]
     positions = table.select(pl.arg_where(pl.col(w.UNLISTED))).to_series()
     if positions.len() == 0:
         return table.drop(w.UNLISTED), ids
@@ -214,19 +221,7 @@ def period_table(
         .collect(engine=ENGINE)
         .sort(s.ROW_KEY)
     )
-    seen = pl.concat(
-        [
-            found.select(s.ROW_KEY, pl.lit(0, pl.Int8).alias(w.SIDE), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
-            found.select(s.ROW_KEY, pl.lit(1, pl.Int8).alias(w.SIDE), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
-        ]
-    ).sort(s.ROW_KEY, w.SIDE)
-    unlisted = (
-        seen.drop_nulls(c.PLAYER_ID)
-        .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
-        .select(c.PLAYER_ID)
-        .unique(maintain_order=True)
-        .with_row_index(w.IDX, offset=ids.len())
-    )
+    unlisted = _first_seen(found, listed)
     every = pl.concat([listed.select(c.PLAYER_ID).with_row_index(w.IDX), unlisted])
     filled = found.join(
         every.rename({c.PLAYER_ID: c.WHITE_ID, w.IDX: w.WHITE}), on=c.WHITE_ID, how="left", maintain_order="left"
@@ -236,6 +231,24 @@ def period_table(
         table[w.BLACK].scatter(positions, filled[w.BLACK]),
     )
     return table, pl.concat([ids, unlisted[c.PLAYER_ID]])
+
+
+def _first_seen(found: pl.DataFrame, listed: pl.DataFrame) -> pl.DataFrame:
+    """The players of the rows ``found`` absent from ``listed``, in order of first appearance (row, then
+    white before black), with their indices (``__idx``) after the list's."""
+    seen = pl.concat(
+        [
+            found.select(s.ROW_KEY, pl.lit(0, pl.Int8).alias(w.SIDE), pl.col(c.WHITE_ID).alias(c.PLAYER_ID)),
+            found.select(s.ROW_KEY, pl.lit(1, pl.Int8).alias(w.SIDE), pl.col(c.BLACK_ID).alias(c.PLAYER_ID)),
+        ]
+    ).sort(s.ROW_KEY, w.SIDE)
+    return (
+        seen.drop_nulls(c.PLAYER_ID)
+        .join(listed.select(c.PLAYER_ID), on=c.PLAYER_ID, how="anti", maintain_order="left")
+        .select(c.PLAYER_ID)
+        .unique(maintain_order=True)
+        .with_row_index(w.IDX, offset=listed.height)
+    )
 
 
 def _unlisted() -> pl.Expr:

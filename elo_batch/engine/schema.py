@@ -26,6 +26,7 @@ from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.contract.pending import POOL
 from elo_batch.engine import expressions as engine
+from elo_batch.rules.sets import RuleSet
 
 # --- the period table (pre-pass) --------------------------------------------------------------
 ROW_KEY: Final = "row_key"  # Int64: global input order (files in order, rows in order)
@@ -95,15 +96,15 @@ def written_period(period: str) -> pl.Expr:
     return pl.lit(pl.Series([period], dtype=pl.Categorical)).first().alias(c.PERIOD)
 
 
-def written_rating(expr: pl.Expr, rounding: str) -> pl.Expr:
+def written_rating(expr: pl.Expr, rules: RuleSet) -> pl.Expr:
     """Ratings as written: whole points (Int64), or Decimal with 2 decimals with ``rounding="none"``."""
-    if rounding == "none":
+    if not rules.whole_ratings:
         return expr.cast(pl.Float64).round(2, mode="half_away_from_zero").cast(RATING_2DP)
     return expr.round(0, mode="half_away_from_zero").cast(pl.Int64)
 
 
-def written_points(hundredths: pl.Expr, expected: str) -> pl.Expr:
+def written_points(hundredths: pl.Expr, rules: RuleSet) -> pl.Expr:
     """Hundredths of a point as points (Float64): exact to 2 decimals for the FIDE table (no
     representation noise such as 0.7000000000000001), unrounded for the logistic formula."""
     points = engine.divide(hundredths, 100.0)
-    return points if expected == "formula" else points.round(2)
+    return points.round(2) if rules.table_expected else points

@@ -9,6 +9,7 @@ of a chunk (the second half of the map) are in :mod:`elo_batch.engine.sums`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import polars as pl
 
@@ -77,12 +78,12 @@ class RatedSides:
 def rating_type(rules: RuleSet) -> pl.DataType:
     """Ratings as computed with: whole ratings (a fractional one is refused on reading unless ratings stay
     fractional) as Int32, cheaper to compute with, to keep and to write; else Float64."""
-    return pl.Float64() if rules.rounding == "none" else pl.Int32()
+    return pl.Int32() if rules.whole_ratings else pl.Float64()
 
 
 def pd_type(rules: RuleSet) -> pl.DataType:
     """PD in hundredths as kept: 0..100 from table 8.1.2, a fraction from the formula."""
-    return pl.Int8() if rules.expected == "table" else pl.Float64()
+    return pl.Int8() if rules.table_expected else pl.Float64()
 
 
 def side_view(white: bool) -> list[pl.Expr]:
@@ -107,14 +108,14 @@ def side_view(white: bool) -> list[pl.Expr]:
 def side_upgrade(white: bool, rules: RuleSet) -> list[pl.Expr]:
     """The side's upgrade flag (``__upgrade``) under the once-per-event 400-point rule, else nothing: the
     column :func:`elo_batch.engine.upgrades.mark` set on the period table before it was cut."""
-    if rules.cap_400 != "once-per-event":
+    if not rules.cap_once_per_event:
         return []
     return [pl.col(w.WHITE_UP if white else w.BLACK_UP).alias(w.UPGRADE)]
 
 
 def upgrade_of(rules: RuleSet) -> pl.Expr | None:
     """The ``upgrade`` argument of :func:`elo_batch.engine.expressions.capped_difference` for a side (``__upgrade``)."""
-    return pl.col(w.UPGRADE) if rules.cap_400 == "once-per-event" else None
+    return pl.col(w.UPGRADE) if rules.cap_once_per_event else None
 
 
 def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.LazyFrame:
@@ -145,6 +146,17 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         pl.coalesce(pl.col(w.RO_GAME).cast(dtype), w.RO_LIST).alias(c.RATING),
         pl.coalesce(pl.col(w.RC_GAME).cast(dtype), w.RC_LIST).alias(c.OPPONENT_RATING),
     )
+    d = engine.capped_difference(pl.col(c.RATING), pl.col(c.OPPONENT_RATING), rules, upgrade=upgrade_of(rules))
+    pd100 = engine.expected_score_100(d, rules)
+    return sides.with_columns(_code(rules).alias(w.CODE)).with_columns(
+        pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
+    )
+
+
+def _code(rules: RuleSet) -> pl.Expr:
+    """Why a side does not count (``__code``, UInt8; 0: it counts), the first reason in this order: a
+    repeated row, a forfeit (5.1), a match's 6.1 or 6.2, an opponent unrated at the event's start
+    (8.2.4), an unrated opponent, an unrated player (7.1), the 600/2600 gap (R&B 7.3.1)."""
     ro, rc = pl.col(c.RATING), pl.col(c.OPPONENT_RATING)
     opponent_rated = pl.when(pl.col(s.ONE_SIDED)).then(rc.is_not_null()).otherwise(pl.col(w.RC_LIST).is_not_null())
     gap = (
@@ -152,31 +164,26 @@ def rate(sides: pl.LazyFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Lazy
         if rules.gap_600_rule
         else pl.lit(False)
     )
-    code = (
-        pl.when(pl.col(s.DUPLICATE))
-        .then(s.DUPLICATE_ROW)
-        .when(pl.col(s.FORFEIT))
-        .then(s.FORFEITED)
-        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_UNRATED)
-        .then(s.MATCH_UNRATED)
-        .when(pl.col(w.EVENT_RULE) == s.RULE_MATCH_DECIDED)
-        .then(s.MATCH_DECIDED)
-        .when(pl.col(w.OPP_LATE) & pl.col(w.RC_LIST).is_not_null())
-        .then(s.UNRATED_AT_START)
-        .when(~opponent_rated)
-        .then(s.UNRATED_OPPONENT)
-        .when(pl.col(w.RO_LIST).is_null())
-        .then(s.UNRATED_PLAYER)
-        .when(gap.fill_null(False))
-        .then(s.GAP)
-        .otherwise(s.COUNTED)
-        .cast(pl.UInt8)
+    reasons = (
+        (pl.col(s.DUPLICATE), s.DUPLICATE_ROW),
+        (pl.col(s.FORFEIT), s.FORFEITED),
+        (pl.col(w.EVENT_RULE) == s.RULE_MATCH_UNRATED, s.MATCH_UNRATED),
+        (pl.col(w.EVENT_RULE) == s.RULE_MATCH_DECIDED, s.MATCH_DECIDED),
+        (pl.col(w.OPP_LATE) & pl.col(w.RC_LIST).is_not_null(), s.UNRATED_AT_START),
+        (~opponent_rated, s.UNRATED_OPPONENT),
+        (pl.col(w.RO_LIST).is_null(), s.UNRATED_PLAYER),
+        (gap.fill_null(False), s.GAP),
     )
-    d = engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade_of(rules))
-    pd100 = engine.expected_score_100(d, rules.expected)
-    return sides.with_columns(code.alias(w.CODE)).with_columns(
-        pl.when(pl.col(w.CODE) == s.COUNTED).then(pd100).cast(pd_type(rules)).alias(w.PD)
-    )
+    return _first_of(reasons, otherwise=s.COUNTED).cast(pl.UInt8)
+
+
+def _first_of(cases: tuple[tuple[pl.Expr, int], ...], *, otherwise: int) -> pl.Expr:
+    """The value of the first case whose condition holds (``pl.when(...).then(...)`` in order), else ``otherwise``."""
+    (condition, value), *others = cases
+    chain: Any = pl.when(condition).then(value)  # a Then, then ChainedThen
+    for condition, value in others:
+        chain = chain.when(condition).then(value)
+    return cast(pl.Expr, chain.otherwise(otherwise))
 
 
 def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSides:
@@ -191,7 +198,7 @@ def rate_chunk(chunk: Chunk, list_rating: pl.Series, rules: RuleSet) -> RatedSid
         The white and the black sides, columns :data:`~elo_batch.engine.schema.RATED_SIDE`.
     """
     row = [s.ONE_SIDED, s.FORFEIT, s.DUPLICATE, w.EVENT_RULE]
-    if rules.cap_400 == "once-per-event" and w.WHITE_UP not in chunk.rows.columns:
+    if rules.cap_once_per_event and w.WHITE_UP not in chunk.rows.columns:
         raise InternalError(
             f"rule set {rules.name}: the period table has no 400-point upgrade marks",
             hint="this is a bug in elo-batch: the pre-pass must be given the rule set "
@@ -217,9 +224,7 @@ def complete(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     ro, rc, upgrade = pl.col(c.RATING), pl.col(c.OPPONENT_RATING), upgrade_of(rules)
     sides = sides.with_columns((pl.col(w.CODE) == s.COUNTED).alias(w.RATED))
     return sides.with_columns(
-        pl.when(w.RATED)
-        .then(engine.capped_difference(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade))
-        .alias(c.RATING_DIFF),
-        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules.cap_400, cap=rules.cap, upgrade=upgrade)).alias(c.CAPPED),
+        pl.when(w.RATED).then(engine.capped_difference(ro, rc, rules, upgrade=upgrade)).alias(c.RATING_DIFF),
+        pl.when(w.RATED).then(engine.is_capped(ro, rc, rules, upgrade=upgrade)).alias(c.CAPPED),
         (pl.col(w.SIDE_SCORE) - pl.col(w.PD)).alias(w.DEV),
     )

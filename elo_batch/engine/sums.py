@@ -51,8 +51,8 @@ def exact_sums(rules: RuleSet) -> tuple[str, ...]:
     return (
         w.N,
         w.W2,
-        *((w.DEV_SUM,) if rules.expected == "table" else ()),
-        *((w.OPP_SUM,) if rules.rounding != "none" else ()),
+        *((w.DEV_SUM,) if rules.table_expected else ()),
+        *((w.OPP_SUM,) if rules.whole_ratings else ()),
     )
 
 
@@ -60,8 +60,8 @@ def float_sums(rules: RuleSet) -> tuple[str, ...]:
     """The sums in floating point under ``rules`` (see :func:`exact_sums`): PD and score - PD with the
     logistic formula, the opponents' ratings when ratings stay fractional."""
     return (
-        *((w.PD_SUM, w.DEV_SUM) if rules.expected == "formula" else ()),
-        *((w.OPP_SUM,) if rules.rounding == "none" else ()),
+        *((w.PD_SUM, w.DEV_SUM) if not rules.table_expected else ()),
+        *((w.OPP_SUM,) if not rules.whole_ratings else ()),
     )
 
 
@@ -75,7 +75,7 @@ def pending_schema(rules: RuleSet) -> dict[str, pl.DataType]:
         c.DATE: pl.Date(),
         c.EVENT_ID: pl.String(),
         s.SCORE100: pl.Int16(),
-        c.OPPONENT_RATING: pl.Float64() if rules.rounding == "none" else pl.Int64(),
+        c.OPPONENT_RATING: pl.Int64() if rules.whole_ratings else pl.Float64(),
     }
     return {name: types[name] for name in s.PENDING_SIDES}
 
@@ -144,58 +144,75 @@ def side_terms(chunk: Chunk, rated: RatedSides, rules: RuleSet) -> list[pl.DataF
     does not count), the pending sides and (``rounding="game"``) the counts by score - PD; the white
     side's frames, then the black side's. No GIL is held while they are worked out, so a caller may
     work out the next chunk's while :func:`add_terms` adds this one's."""
-    exact, floating = exact_sums(rules), float_sums(rules)
-    values = {  # name: value of a rated side
-        w.N: pl.lit(1, pl.Int64),
-        w.W2: pl.col(w.SIDE_SCORE) // 50,
-        w.DEV_SUM: pl.col(w.SIDE_SCORE) - pl.col(w.PD),
-        w.PD_SUM: pl.col(w.PD),
-        w.OPP_SUM: pl.col(c.OPPONENT_RATING),
-    }
-    pending_cols = pending_schema(rules)
-    row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
-    rated_side = pl.col(w.RATED)
     queries = []
     for is_white, me, other in ((True, rated.white, rated.black), (False, rated.black, rated.white)):
-        has_side = pl.lit(True) if is_white else ~pl.col(s.ONE_SIDED)  # a one-sided row has no black side
-        sides = (
-            pl.concat(
-                [
-                    chunk.rows.lazy().select(*row, *side_view(is_white)),
-                    me.lazy(),
-                    other.lazy().select(pl.col(c.RATING).alias(c.OPPONENT_RATING)),
-                ],
-                how="horizontal",
-            )
-            .with_columns(has_side.alias(w.HAS_SIDE))
-            .with_columns(((pl.col(w.CODE) == s.COUNTED) & pl.col(w.HAS_SIDE)).alias(w.RATED))
-        )
-        queries.append(
-            sides.select(
-                pl.col(w.IDX).fill_null(0),
-                rated_side,
-                *(
-                    pl.when(rated_side)
-                    .then(values[name])
-                    .otherwise(0)
-                    .cast(pl.Int64 if name in exact else pl.Float64)
-                    .alias(name)
-                    for name in (*exact, *floating)
-                ),
-            )
-        )
-        is_pending = (pl.col(w.CODE) == s.UNRATED_PLAYER) & pl.col(w.HAS_SIDE) & rules.initial_ratings
-        queries.append(
-            sides.filter(is_pending)
-            .with_columns(pl.col(w.SIDE_SCORE).alias(s.SCORE100))
-            .select(list(pending_cols))
-            .cast(pending_cols)  # type: ignore[arg-type]
-        )
-        if rules.rounding == "game":
-            queries.append(
-                sides.filter(rated_side).group_by(w.IDX, values[w.DEV_SUM].alias(w.DEV)).agg(pl.len().alias(w.COUNT))
-            )
+        sides = _sides(chunk, me, other, white=is_white)
+        queries += [_terms(sides, rules), _pending(sides, rules)]
+        if rules.rounds_each_game:
+            dev = _VALUES[w.DEV_SUM].alias(w.DEV)
+            queries.append(sides.filter(pl.col(w.RATED)).group_by(w.IDX, dev).agg(pl.len().alias(w.COUNT)))
     return pl.collect_all(queries, engine="streaming")
+
+
+#: The value of each sum for a rated side.
+_VALUES: Final = {
+    w.N: pl.lit(1, pl.Int64),
+    w.W2: pl.col(w.SIDE_SCORE) // 50,
+    w.DEV_SUM: pl.col(w.SIDE_SCORE) - pl.col(w.PD),
+    w.PD_SUM: pl.col(w.PD),
+    w.OPP_SUM: pl.col(c.OPPONENT_RATING),
+}
+
+
+def _sides(chunk: Chunk, me: pl.DataFrame, other: pl.DataFrame, *, white: bool) -> pl.LazyFrame:
+    """The chunk's white (or black) sides beside their rated values and the opponent's rating, with
+    ``__has_side`` (a one-sided row has no black side) and ``__rated``."""
+    has_side = pl.lit(True) if white else ~pl.col(s.ONE_SIDED)
+    row = [s.ONE_SIDED, s.ROW_KEY, c.DATE, c.EVENT_ID]
+    return (
+        pl.concat(
+            [
+                chunk.rows.lazy().select(*row, *side_view(white)),
+                me.lazy(),
+                other.lazy().select(pl.col(c.RATING).alias(c.OPPONENT_RATING)),
+            ],
+            how="horizontal",
+        )
+        .with_columns(has_side.alias(w.HAS_SIDE))
+        .with_columns(((pl.col(w.CODE) == s.COUNTED) & pl.col(w.HAS_SIDE)).alias(w.RATED))
+    )
+
+
+def _terms(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """Each side's player index (0 where there is none), ``__rated`` and its term of each sum (0 where the
+    side does not count): Int64 for the exact sums, Float64 for the others."""
+    exact, floating = exact_sums(rules), float_sums(rules)
+    rated_side = pl.col(w.RATED)
+    return sides.select(
+        pl.col(w.IDX).fill_null(0),
+        rated_side,
+        *(
+            pl.when(rated_side)
+            .then(_VALUES[name])
+            .otherwise(0)
+            .cast(pl.Int64 if name in exact else pl.Float64)
+            .alias(name)
+            for name in (*exact, *floating)
+        ),
+    )
+
+
+def _pending(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
+    """The pending sides (:func:`pending_schema`): an unrated player's games against rated opponents, when
+    the rule set rates unrated players."""
+    pending_cols = pending_schema(rules)
+    is_pending = (pl.col(w.CODE) == s.UNRATED_PLAYER) & pl.col(w.HAS_SIDE) & rules.initial_ratings
+    return (
+        sides.filter(is_pending)
+        .with_columns(pl.col(w.SIDE_SCORE).alias(s.SCORE100))
+        .select(list(pending_cols))
+        .cast(pending_cols)  # type: ignore[arg-type]
+    )
 
 
 def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, *, players: int) -> Partial:
@@ -218,7 +235,7 @@ def add_terms(chunk: Chunk, frames: list[pl.DataFrame], rules: RuleSet, *, playe
             {name: (white[name].to_numpy(), black[name].to_numpy()) for name in floating},
         )
     pending = pl.concat([frames[1], frames[1 + step]])
-    by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounding == "game" else None
+    by_game = pl.concat([frames[2], frames[2 + step]]) if rules.rounds_each_game else None
     rated_rows = int((per_side[0][w.RATED] | per_side[1][w.RATED]).sum())
     return Partial(chunk.start, chunk.stop, totals, floats, pending, by_game, rated_rows)
 
@@ -317,7 +334,7 @@ def sums_of(
     """
     sums = {name: pl.Series(name, exact[name]) for name in exact_sums(rules)} | floats
     w100 = 50 * sums[w.W2]
-    if rules.expected == "table":  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
+    if rules.table_expected:  # PD in whole hundredths: sum(PD) = sum(score) - sum(score - PD)
         sums[w.PD_SUM] = w100 - sums[w.DEV_SUM]
     frame = pl.DataFrame(
         [
@@ -330,7 +347,7 @@ def sums_of(
     every_pending = (
         pl.concat(pending).sort(pl.col(w.KEY) % 2, w.KEY) if pending else pl.DataFrame(schema=pending_schema(rules))
     )
-    counted = pl.concat(by_game).group_by(w.IDX, w.DEV).agg(pl.col(w.COUNT).sum()) if rules.rounding == "game" else None
+    counted = pl.concat(by_game).group_by(w.IDX, w.DEV).agg(pl.col(w.COUNT).sum()) if rules.rounds_each_game else None
     return Sums(frame, every_pending, counted, rated_rows)
 
 

@@ -42,7 +42,7 @@ def mark(table: pl.DataFrame, list_rating: pl.Series, rules: RuleSet) -> pl.Data
     References:
         FIDE Rating Regulations (B.02, 2022) 8.3.1; ``fide-rules.md`` section 0.
     """
-    if rules.cap_400 != "once-per-event":
+    if not rules.cap_once_per_event:
         return table
     return apply(table, choose(candidates(table, list_rating, rules).collect()))
 

@@ -229,6 +229,47 @@ class RuleSet:
     standard_seed: bool = False
     one_off: Compression | Raise | None = None
 
+    # The modes the kernels ask, derived from the fields above (never recorded: the fields are).
+
+    @property
+    def table_expected(self) -> bool:
+        """PD from FIDE's table 8.1.2, in whole hundredths (``expected="table"``); else the logistic
+        formula's, in floating point."""
+        return self.expected == "table"
+
+    @property
+    def whole_ratings(self) -> bool:
+        """Ratings and changes in whole points, rounded 0.5 away from zero (``rounding`` ``period`` or
+        ``game``, B.02 8.3.4); else fractional, 2 decimals (``none``)."""
+        return self.rounding != "none"
+
+    @property
+    def rounds_each_game(self) -> bool:
+        """Each game's K x (score - PD) rounded, not the period's sum (``rounding="game"``)."""
+        return self.rounding == "game"
+
+    @property
+    def cap_applies(self) -> bool:
+        """The 400-point rule applies (B.02 8.3.1): every ``cap_400`` but ``never``."""
+        return self.cap_400 != "never"
+
+    @property
+    def cap_exempts_top(self) -> bool:
+        """A player rated ``cap.exempt_from`` or more uses the real difference (``exempt-2650``, B.02 8.3.1
+        as amended 1 Oct 2025)."""
+        return self.cap_400 == "exempt-2650"
+
+    @property
+    def cap_once_per_event(self) -> bool:
+        """The higher-rated player benefits from the cap once per event, the lower-rated one always
+        (``once-per-event``, B.02 (2022) 8.3.1)."""
+        return self.cap_400 == "once-per-event"
+
+    @property
+    def fixed_k(self) -> bool:
+        """One K, ``k_fixed``, for every player (``k_rule="fixed"``); else FIDE's K (B.02 8.3.3)."""
+        return self.k_rule == "fixed"
+
 
 FIDE_2022_01 = RuleSet(
     name="fide-2022-01",
@@ -332,7 +373,7 @@ def rule_set_for(
 
 def _rapid_or_blitz(chosen: RuleSet, period: str, list_kind: ListKind) -> RuleSet:
     """The rapid or blitz form of a standard rule set for ``period``."""
-    if chosen.cap_400 == "once-per-event":  # 2022-01 .. 2024-02: the standard rules of 2022, but K
+    if chosen.cap_once_per_event:  # 2022-01 .. 2024-02: the standard rules of 2022, but K
         if period < RAPID_BLITZ_K_FROM:
             return replace(
                 chosen,

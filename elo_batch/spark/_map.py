@@ -204,13 +204,13 @@ def _float_terms(floats: sums_kernel.FloatTerms, table: pl.DataFrame, boundaries
 def map_schema(rules: RuleSet) -> dict[str, pl.DataType]:
     """Columns of the map's output: the kind of each row, then each kind's columns under its prefix."""
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
-    dev = pl.Float64() if rules.expected == "formula" else pl.Int64()
+    dev = pl.Int64() if rules.table_expected else pl.Float64()
     return {
         w.MAP_KIND: pl.Int8(),
         "s" + w.IDX: pl.Int64(),
         **{"s" + name: pl.Int64() for name in exact},
         **{"p" + name: dtype for name, dtype in sums_kernel.pending_schema(rules).items()},
-        **({"g" + w.IDX: pl.Int64(), "g" + w.DEV: dev, "g" + w.COUNT: pl.Int64()} if rules.rounding == "game" else {}),
+        **({"g" + w.IDX: pl.Int64(), "g" + w.DEV: dev, "g" + w.COUNT: pl.Int64()} if rules.rounds_each_game else {}),
         **dict.fromkeys(META_COLUMNS, pl.Int64()),
         "c_code": pl.Int64(),
         "c_count": pl.Int64(),
@@ -243,7 +243,7 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     from pyspark.sql import functions as F
 
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
-    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounding == "game" else []
+    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounds_each_game else []
     keys = [w.MAP_KIND, "s" + w.IDX, "p" + w.KEY, *game, "c_code", "n_row_key", *(["f" + w.IDX] if floating else [])]
     added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + w.COUNT] if game else [])
     carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != w.KEY] + [
