@@ -47,20 +47,8 @@ class ByValue:
         """Keep the column's distinct values (null among them) and the expression of each row's index
         in them, unless it has more than ``limit`` values."""
         [name] = column.collect_schema().names()
-        if dtype == pl.Date:  # every day from the first to the last: the day number is the index
-            days = pl.col(name).to_physical()
-            first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
-            low, high = DATE_RANGE  # days out of it are no dates (and the day after 2^31 - 1 is no Int32)
-            if (
-                isinstance(first, int)
-                and isinstance(last, int)
-                and last - first < limit
-                and low <= first <= last <= high
-            ):
-                every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
-                self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
-                self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)
-                return
+        if dtype == pl.Date and self._look_up_days(column, limit):
+            return
         values = column.unique().collect(engine="streaming").to_series()
         if values.len() > limit:
             return
@@ -71,6 +59,22 @@ class ByValue:
         else:
             self.values[name] = values
             self.index[name] = pl.col(name).replace_strict(values, pl.int_range(values.len(), dtype=pl.UInt32))
+
+    def _look_up_days(self, column: pl.LazyFrame, limit: int) -> bool:
+        """Keep every day from a date column's first to its last (the day number is the index), unless
+        they are more than ``limit`` or out of the date range: whether it did."""
+        [name] = column.collect_schema().names()
+        days = pl.col(name).to_physical()
+        first, last = column.select(days.min(), days.max().alias("last")).collect(engine="streaming").row(0)
+        low, high = DATE_RANGE  # days out of it are no dates (and the day after 2^31 - 1 is no Int32)
+        if not (
+            isinstance(first, int) and isinstance(last, int) and last - first < limit and low <= first <= last <= high
+        ):
+            return False
+        every_day = pl.int_range(first, last + 1, dtype=pl.Int32, eager=True).cast(pl.Date)
+        self.values[name] = pl.concat([every_day, pl.Series([None], dtype=pl.Date)]).alias(name)
+        self.index[name] = (days - first).cast(pl.UInt32).fill_null(last - first + 1)
+        return True
 
     def __call__(self, expr: pl.Expr) -> pl.Expr:
         """``expr``, or the lookup of its answer (same name and type) by the index of each row's value;

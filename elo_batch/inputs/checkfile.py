@@ -5,6 +5,9 @@ A rejected row carries its column, value and reason (:data:`elo_batch.contract.s
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import polars as pl
 
 from elo_batch import columns as c
@@ -29,6 +32,9 @@ from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, PERIOD_PATTERN, RES
 from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints
 
+#: The canonical rating columns, white's and black's.
+_RATINGS = (c.WHITE_RATING, c.BLACK_RATING)
+
 
 def raw_json(schema: pl.Schema, columns: list[str]) -> pl.Expr:
     """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
@@ -45,6 +51,118 @@ def raw_json(schema: pl.Schema, columns: list[str]) -> pl.Expr:
     return pl.struct([text(name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
 
 
+class _Cells:
+    """The typed views of one file's cells that its checks and its canonical rows read: its shape (two-sided
+    or one-sided), its players, ratings and result column, and the expressions several checks share."""
+
+    def __init__(self, table: pl.DataFrame | pl.LazyFrame, schema: pl.Schema, *, one_sided: bool, fractional: bool):
+        self.schema, self.names, self.one_sided, self.fractional = schema, set(schema.names()), one_sided, fractional
+        self.col = ColumnReader(schema)
+        self.white, self.black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
+        self.ratings = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
+        self.score = c.RESULT if (c.RESULT in self.names) or not one_sided else c.SCORE
+        self.tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
+        self.limited = [name for name in GAME_COLUMNS if schema.get(name) == pl.String]
+        self.table = bound_cells(table, self.limited)  # no long cell is copied after the read
+        self.few = ByValue(self.table, [self.score, c.DATE, c.PERIOD, *[n for n in self.ratings if n in self._texts()]])
+        self.token = self.few.shared(self.col.text(self.score).str.replace_all(r"\s+", ""), w.TOKEN)  # no whitespace
+        self.date_value, self.date_bad, self.date_reason = self.col.date(c.DATE)
+        self.date = self.few(self.date_value)
+        self.given_period = self.col.text(c.PERIOD)
+        self.period = pl.coalesce(
+            self.few(pl.when(self.given_period.str.contains(PERIOD_PATTERN)).then(self.given_period)),
+            self.few(self.date_value.dt.strftime("%Y-%m")),
+        )
+        self.events = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
+        self.event_order = ends_before_start(self.events[c.EVENT_START].value, self.events[c.EVENT_END].value)
+
+    @property
+    def integers(self) -> bool:
+        """Whether the player ids are integers (every id column the file has is of an integer type)."""
+        return all(self.schema[name] in INTEGER_IDS for name in (self.white, self.black) if name in self.names)
+
+    @property
+    def integer_games(self) -> bool:
+        """Whether the file's game_id column is of an integer type."""
+        return self.schema.get(c.GAME_ID) in INTEGER_IDS
+
+    def _texts(self) -> list[str]:
+        """The file's text columns."""
+        return [name for name, dtype in self.schema.items() if dtype == pl.String]
+
+    def untrimmed(self, trimmed: bool) -> list[str]:
+        """The text columns the rows trim (none when the table's text is ``trimmed``): those no lookup reads."""
+        return [] if trimmed else [n for n in self._texts() if n not in self.few.values and n != c.SOURCE_FILE]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """A row of the checks' table: the columns it checks, and for each the rows failing it and their reason."""
+
+    columns: Callable[[_Cells], tuple[str, ...]]
+    bad: Callable[[_Cells, str], pl.Expr]
+    reason: Callable[[_Cells, str], pl.Expr]
+
+    def __call__(self, cells: _Cells) -> list[Check]:
+        """The rule's checks of the columns the file has."""
+        return [Check(n, self.bad(cells, n), self.reason(cells, n)) for n in self.columns(cells) if n in cells.names]
+
+
+def _ratings(cells: _Cells) -> list[Check]:
+    """The checks of the two rating columns (:meth:`ColumnReader.rating_checks`), looked up by value."""
+    return [
+        Check(check.column, cells.few(check.bad), check.reason)
+        for name in cells.ratings
+        for check in cells.col.rating_checks(name, cells.fractional)
+    ]
+
+
+def _not_a_result(cells: _Cells, name: str) -> pl.Expr:
+    """The reason of a result (or score) that is no token of the file's shape."""
+    what, hint = ("score", SCORE_HINT) if cells.one_sided else ("result", RESULT_HINT)
+    return pl.format("{} is not a " + what + ". Hint: " + hint, quoted(cells.col.text(name)))
+
+
+def _missing(cells: _Cells, name: str) -> pl.Expr:
+    """The reason of an empty cell of a required column."""
+    return pl.lit(f"missing {name}")
+
+
+#: The checks of a games row, in order: a row is rejected for the first it fails (after a ragged row's).
+_RULES: tuple[Callable[[_Cells], list[Check]], ...] = (
+    _Rule(
+        lambda f: tuple(f.limited), lambda f, n: too_long(pl.col(f.few.hidden().get(n, n))), lambda _, n: long_reason(n)
+    ),
+    _Rule(lambda f: (f.white,) if f.one_sided else (f.white, f.black), lambda f, n: f.col.missing(n), _missing),
+    _Rule(
+        lambda f: (f.white, f.black, c.GAME_ID),
+        lambda f, n: f.col.inexact_id(n),
+        lambda f, n: inexact_reason(f.col.text(n)),
+    ),
+    _Rule(
+        lambda f: (f.black,),
+        lambda f, _: f.col.same_text(f.white, f.black),
+        lambda *_: pl.lit("a player cannot play themselves"),
+    ),
+    _Rule(lambda f: (f.score,), lambda f, n: f.few(f.col.missing(n)), _missing),
+    _Rule(lambda f: (f.score,), lambda f, _: f.few(~f.token.is_in(list(f.tokens))), _not_a_result),
+    _Rule(
+        lambda _: (c.PERIOD,),
+        lambda f, _: f.few(f.given_period.is_not_null() & ~f.given_period.str.contains(PERIOD_PATTERN)),
+        lambda f, _: pl.format("{} is not a period. Hint: use YYYY-MM.", quoted(f.given_period)),
+    ),
+    _Rule(lambda _: (c.DATE,), lambda f, _: f.few(f.date_bad), lambda f, _: f.date_reason),
+    _Rule(
+        lambda f: (c.DATE if c.DATE in f.names else c.PERIOD,),
+        lambda f, _: f.few(f.given_period.is_null()) & f.date.is_null(),
+        lambda *_: pl.lit("no date and no period"),
+    ),
+    _ratings,
+    _Rule(lambda _: c.EVENT_COLUMNS, lambda f, n: f.events[n].problem.is_not_null(), lambda f, n: f.events[n].problem),
+    _Rule(lambda _: (c.EVENT_END,), lambda f, _: f.event_order.is_not_null(), lambda f, _: f.event_order),
+)
+
+
 def check_file(
     table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
@@ -52,6 +170,23 @@ def check_file(
     the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written).
     ``header``: the column names as the file spells them, for messages (default: as held)."""
     schema = table.collect_schema()
+    one_sided = _shape(schema, header, path)
+    cells = _Cells(table, schema, one_sided=one_sided, fractional=fractional)
+    ragged = [Check(None, pl.col(w.RAGGED).is_not_null(), pl.col(w.RAGGED))] if w.RAGGED in cells.names else []
+    checks = ragged + [check for rule in _RULES for check in rule(cells)]
+    flagged = _flagged(cells, checks, trimmed=trimmed)
+    good = flagged.filter(pl.col(w.FAILED).is_null()).select(_canonical_columns(cells))
+    bad = _rejected(flagged, cells, checks)
+    return good.cast(_canonical_schema(cells)), bad.cast(REJECTED_SCHEMA), _absent(cells)  # type: ignore[arg-type]
+
+
+def _shape(schema: pl.Schema, header: tuple[str, ...], path: str) -> bool:
+    """Whether the file is one-sided, after its columns are checked (both shapes' columns, a date or a
+    period, no nested type).
+
+    Raises:
+        InputDataError: a column missing, or of a nested type.
+    """
     frame = pl.DataFrame(schema=schema)  # the columns, for the messages
     names = set(frame.columns)
     spelled = _spelled(frame, header, path)
@@ -62,147 +197,104 @@ def check_file(
     else:
         raise _missing_columns_error(names, spelled, path)
     if not ({c.DATE, c.PERIOD} & names):
-        close = column_hints([c.DATE, c.PERIOD], _unused(spelled))
-        raise InputDataError(
-            "missing column 'date' (or 'period')",
-            path=path,
-            hint=f"the file has {_listing(spelled)}. "
-            + (f"{close[0].upper()}{close[1:]} " if close else "")
-            + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
-        )
+        raise _missing_date_error(spelled, path)
     check_types(schema, path)
-    limited = [name for name in GAME_COLUMNS if schema.get(name) == pl.String]
-    table = bound_cells(table, limited)  # no long cell is copied after the read
-    col = ColumnReader(schema)
-    white, black = (c.PLAYER_ID, c.OPPONENT_ID) if one_sided else (c.WHITE_ID, c.BLACK_ID)
-    white_rating, black_rating = (c.PLAYER_RATING, c.OPPONENT_RATING) if one_sided else (c.WHITE_RATING, c.BLACK_RATING)
-    integers = all(schema[name] in INTEGER_IDS for name in (white, black) if name in names)
-    score_col = c.RESULT if (c.RESULT in names) or not one_sided else c.SCORE
-    tokens = {**SCORES, **ONE_SIDED_FORFEITS} if one_sided else {**RESULTS, **FORFEITS}
-    forfeit_tokens = ONE_SIDED_FORFEITS if one_sided else FORFEITS
-    text_columns = [name for name, dtype in schema.items() if dtype == pl.String]
-    text_ratings = [name for name in (white_rating, black_rating) if name in text_columns]
-    few = ByValue(table, [score_col, c.DATE, c.PERIOD, *text_ratings])
-    token = few.shared(col.text(score_col).str.replace_all(r"\s+", ""), w.TOKEN)  # the result without whitespace
-    date_value, date_bad, date_reason = col.date(c.DATE)
-    date = few(date_value)
-    given_period = col.text(c.PERIOD)
-    event_cells = {name: attribute(schema, name) for name in c.EVENT_COLUMNS}
-    event_order = ends_before_start(event_cells[c.EVENT_START].value, event_cells[c.EVENT_END].value)
-    candidates: list[Check | None] = [
-        Check(None, pl.col(w.RAGGED).is_not_null(), pl.col(w.RAGGED)) if w.RAGGED in names else None,
-        *[Check(name, too_long(pl.col(few.hidden().get(name, name))), long_reason(name)) for name in limited],
-        Check(white, col.missing(white), pl.lit(f"missing {white}")),
-        Check(black, col.missing(black), pl.lit(f"missing {black}")) if not one_sided else None,
-        *[Check(name, col.inexact_id(name), inexact_reason(col.text(name))) for name in (white, black, c.GAME_ID)],
-        Check(black, col.same_text(white, black), pl.lit("a player cannot play themselves")),
-        Check(score_col, few(col.missing(score_col)), pl.lit(f"missing {score_col}")),
-        Check(
-            score_col,
-            few(~token.is_in(list(tokens))),
-            pl.format(
-                "{} is not a "
-                + ("score" if one_sided else "result")
-                + ". Hint: "
-                + (SCORE_HINT if one_sided else RESULT_HINT),
-                quoted(col.text(score_col)),
-            ),
-        ),
-        Check(
-            c.PERIOD,
-            few(given_period.is_not_null() & ~given_period.str.contains(PERIOD_PATTERN)),
-            pl.format("{} is not a period. Hint: use YYYY-MM.", quoted(given_period)),
-        ),
-        Check(c.DATE, few(date_bad), date_reason),
-        Check(
-            c.DATE if c.DATE in names else c.PERIOD,
-            few(given_period.is_null()) & date.is_null(),
-            pl.lit("no date and no period"),
-        ),
-        *[Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(white_rating, fractional)],
-        *[Check(ch.column, few(ch.bad), ch.reason) for ch in col.rating_checks(black_rating, fractional)],
-        *[Check(name, cell.problem.is_not_null(), cell.problem) for name, cell in event_cells.items()],
-        Check(c.EVENT_END, event_order.is_not_null(), event_order),
-    ]
-    checks = [check for check in candidates if check is not None and (check.column is None or check.column in names)]
-    period = pl.coalesce(
-        few(pl.when(given_period.str.contains(PERIOD_PATTERN)).then(given_period)),
-        few(date_value.dt.strftime("%Y-%m")),
-    )
-    white_value, black_value = few(col.rating(white_rating)), few(col.rating(black_rating))
-    # Text as written (Parquet read untrimmed) is trimmed here where no lookup reads it.
-    untrimmed = [] if trimmed else [n for n in text_columns if n not in few.values and n != c.SOURCE_FILE]
+    return one_sided
+
+
+def _flagged(cells: _Cells, checks: list[Check], *, trimmed: bool) -> pl.LazyFrame:
+    """The plan of the file's rows with the index of the first check each fails, its score and forfeit."""
+    few = cells.few
     # Each check runs once per row (or once per distinct value, see ByValue); the index of the first
     # one failed is kept, and the messages are made for the failing rows only. The score is worked out
-    # beside the checks, so that a row's result text is cleaned once.
-    flagged = (
-        table.lazy()
+    # beside the checks, so that a row's result text is cleaned once. Text as written (Parquet read
+    # untrimmed) is trimmed here where no lookup reads it.
+    forfeits = ONE_SIDED_FORFEITS if cells.one_sided else FORFEITS
+    return (
+        cells.table.lazy()
         .with_row_index(w.CHECK_ROW_KEY)  # working columns beside the user's: all named __ (elo_batch.contract.names)
         .with_columns(pl.col(w.CHECK_ROW_KEY).cast(pl.Int64), *few.indices())
         .rename(few.hidden())
-        .with_columns(pl.col(untrimmed).str.strip_chars())
+        .with_columns(pl.col(cells.untrimmed(trimmed)).str.strip_chars())
         .with_columns(few.computed)
         .with_columns(
             first_failed(checks).alias(w.FAILED),
-            few(token.replace_strict(tokens, default=None, return_dtype=pl.Int16)).alias(w.ROW_SCORE),
-            few(token.is_in(list(forfeit_tokens))).alias(w.ROW_FORFEIT),
+            few(cells.token.replace_strict(cells.tokens, default=None, return_dtype=pl.Int16)).alias(w.ROW_SCORE),
+            few(cells.token.is_in(list(forfeits))).alias(w.ROW_FORFEIT),
         )
     )
-    original = [name for name in schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
-    bad = (
+
+
+def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check]) -> pl.LazyFrame:
+    """The plan of the rejected rows: each row's first failed check's column, the value and its reason."""
+    original = [name for name in cells.schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
+    null = pl.lit(None, pl.String)
+    return (
         flagged.filter(pl.col(w.FAILED).is_not_null())
-        .with_columns(few.restore())
+        .with_columns(cells.few.restore())
         .select(
-            period.alias(c.PERIOD),
+            cells.period.alias(c.PERIOD),
             pl.col(c.SOURCE_FILE),
             pl.col(c.SOURCE_ROW),
             of_failed(checks, lambda ch: pl.lit(ch.column)).alias(c.COLUMN),
-            of_failed(
-                checks, lambda ch: cut(col.text(ch.column)) if ch.column in names else pl.lit(None, pl.String)
-            ).alias(c.VALUE),
+            of_failed(checks, lambda ch: cut(cells.col.text(ch.column)) if ch.column in cells.names else null).alias(
+                c.VALUE
+            ),
             of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            raw_json(schema, original),
+            raw_json(cells.schema, original),
         )
     )
-    good = flagged.filter(pl.col(w.FAILED).is_null()).select(
+
+
+def _canonical_columns(cells: _Cells) -> list[pl.Expr]:
+    """The canonical columns of the rows that pass the checks (before their types are cast)."""
+    col, few = cells.col, cells.few
+    return [
         pl.col(w.CHECK_ROW_KEY).alias("row_key"),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
-        pl.lit(one_sided).alias("one_sided"),
-        (pl.col(c.GAME_ID) if schema.get(c.GAME_ID) in INTEGER_IDS else col.text(c.GAME_ID)).alias(c.GAME_ID),
-        period.alias(c.PERIOD),
-        date.alias(c.DATE),
-        col.text(c.EVENT_ID).alias(c.EVENT_ID),
-        col.text(c.ROUND).alias(c.ROUND),
-        col.text(c.BOARD).alias(c.BOARD),
-        col.player(white, integers).alias(c.WHITE_ID),
-        col.player(black, integers).alias(c.BLACK_ID),
+        pl.lit(cells.one_sided).alias("one_sided"),
+        (pl.col(c.GAME_ID) if cells.integer_games else col.text(c.GAME_ID)).alias(c.GAME_ID),
+        cells.period.alias(c.PERIOD),
+        cells.date.alias(c.DATE),
+        *[col.text(name).alias(name) for name in (c.EVENT_ID, c.ROUND, c.BOARD)],
+        col.player(cells.white, cells.integers).alias(c.WHITE_ID),
+        col.player(cells.black, cells.integers).alias(c.BLACK_ID),
         pl.col(w.ROW_SCORE).alias("score100"),
         pl.col(w.ROW_FORFEIT).alias("forfeit"),
-        white_value.alias(c.WHITE_RATING),
-        black_value.alias(c.BLACK_RATING),
+        *[few(col.rating(name)).alias(alias) for name, alias in zip(cells.ratings, _RATINGS, strict=True)],
         pl.lit(False).alias("duplicate"),
-        *(  # split off by load_games (split_event_rows)
-            [
-                *[cell.value.alias(w.EVENT_ROW_PREFIX + name) for name, cell in event_cells.items()],
-                few(given_period).alias(w.EVENT_ROW_PREFIX + c.PERIOD),
-            ]
-            if c.EVENT_ID in names and names & {*c.EVENT_COLUMNS, c.PERIOD}
-            else []
-        ),
-    )
+        *_event_columns(cells),
+    ]
+
+
+def _event_columns(cells: _Cells) -> list[pl.Expr]:
+    """The rows' event attributes and period, split off by load_games (split_event_rows); none when the
+    file has no event_id, or neither attributes nor a period."""
+    if not (c.EVENT_ID in cells.names and cells.names & {*c.EVENT_COLUMNS, c.PERIOD}):
+        return []
+    return [
+        *[cell.value.alias(w.EVENT_ROW_PREFIX + name) for name, cell in cells.events.items()],
+        cells.few(cells.given_period).alias(w.EVENT_ROW_PREFIX + c.PERIOD),
+    ]
+
+
+def _canonical_schema(cells: _Cells) -> dict[str, pl.DataType]:
+    """The canonical schema of the file's rows: integer ids where its id columns are integers."""
+    return {
+        **CANONICAL_SCHEMA,
+        **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if cells.integers else pl.String()),
+        c.GAME_ID: pl.Int64() if cells.integer_games else pl.String(),
+    }
+
+
+def _absent(cells: _Cells) -> set[str]:
+    """The canonical columns the file does not give (its columns of them absent)."""
     sources = {
         c.GAME_ID: c.GAME_ID, c.EVENT_ID: c.EVENT_ID, c.ROUND: c.ROUND, c.BOARD: c.BOARD,
-        c.WHITE_RATING: white_rating, c.BLACK_RATING: black_rating,
+        **dict(zip(_RATINGS, cells.ratings, strict=True)),
     }  # fmt: skip
-    absent = {canonical for canonical, source in sources.items() if source not in names}
-    integer_games = schema.get(c.GAME_ID) in INTEGER_IDS
-    canonical = {
-        **CANONICAL_SCHEMA,
-        **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integers else pl.String()),
-        c.GAME_ID: pl.Int64() if integer_games else pl.String(),
-    }
-    return good.cast(canonical), bad.cast(REJECTED_SCHEMA), absent  # type: ignore[arg-type]
+    return {canonical for canonical, source in sources.items() if source not in cells.names}
 
 
 def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[str, str]:
@@ -238,6 +330,18 @@ def check_types(schema: pl.Schema, path: str, names: tuple[str, ...] | list[str]
                 column=name,
                 hint="write one plain value per cell (for example the id as text).",
             )
+
+
+def _missing_date_error(spelled: dict[str, str], path: str) -> InputDataError:
+    """The error of a file with neither a date nor a period column."""
+    close = column_hints([c.DATE, c.PERIOD], _unused(spelled))
+    return InputDataError(
+        "missing column 'date' (or 'period')",
+        path=path,
+        hint=f"the file has {_listing(spelled)}. "
+        + (f"{close[0].upper()}{close[1:]} " if close else "")
+        + "A games file needs the date of each game (YYYY-MM-DD), or the period it is rated in (YYYY-MM).",
+    )
 
 
 def _missing_columns_error(names: set[str], spelled: dict[str, str], path: str) -> InputDataError:

@@ -237,28 +237,43 @@ def _field_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] 
     """Per data row: ``fields`` (0 for a blank line) and, ``with_blank``, ``blank`` (every cell is empty
     or whitespace, read or not); None when Python's csv cannot read the file."""
     if not layout.quoted:  # a line is a row, fields = separators + 1: counted by polars, streamed
-        line = pl.col("line")
-        cells = line.str.replace_all(layout.separator, "", literal=True).str.strip_chars()
-        stats = (
-            pl.scan_csv(
-                layout.source,
-                has_header=False,
-                separator=textfile.UNIT_SEPARATOR,
-                quote_char=None,
-                new_columns=["line"],
-                infer_schema=False,
-                raise_if_empty=False,
-                skip_rows=1 if layout.skip else 0,
-            )
-            .select(
-                pl.when(line.is_not_null()).then(line.str.count_matches(layout.separator, literal=True) + 1)
-                .otherwise(0).cast(pl.Int64).alias("fields"),
-                *([(line.is_null() | (cells.str.len_bytes() == 0)).alias("blank")] if with_blank else []),
-            )
-            .collect(engine="streaming")
-            .slice(1)
-        )  # fmt: skip
-        return {name: stats[name] for name in stats.columns}
+        return _line_counts(layout, with_blank=with_blank)
+    return _csv_counts(layout, with_blank=with_blank)
+
+
+def _line_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series]:
+    """:func:`_field_counts` of a file without quotes: each line's separators counted by polars."""
+    line = pl.col("line")
+    cells = line.str.replace_all(layout.separator, "", literal=True).str.strip_chars()
+    stats = (
+        _lines(layout)
+        .select(
+            pl.when(line.is_not_null()).then(line.str.count_matches(layout.separator, literal=True) + 1)
+            .otherwise(0).cast(pl.Int64).alias("fields"),
+            *([(line.is_null() | (cells.str.len_bytes() == 0)).alias("blank")] if with_blank else []),
+        )
+        .collect(engine="streaming")
+        .slice(1)
+    )  # fmt: skip
+    return {name: stats[name] for name in stats.columns}
+
+
+def _lines(layout: _Layout) -> pl.LazyFrame:
+    """The file's lines (from its header line on) as one text column ``line``, streamed."""
+    return pl.scan_csv(
+        layout.source,
+        has_header=False,
+        separator=textfile.UNIT_SEPARATOR,
+        quote_char=None,
+        new_columns=["line"],
+        infer_schema=False,
+        raise_if_empty=False,
+        skip_rows=1 if layout.skip else 0,
+    )
+
+
+def _csv_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] | None:
+    """:func:`_field_counts` of a file with quotes, as Python's csv reads it (None: it cannot)."""
     counts, blanks = array("q"), array("b")
     with _text_after(layout.source, layout.skip) as handle:
         reader = csv.reader(handle, delimiter=layout.separator)
@@ -343,6 +358,24 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     keep the untrimmed text alive. Each step works on one column by its position, never on the whole
     frame: a frame of many columns (a wide header) costs time linear in its cells.
     """
+    width = frame.width
+    _trim_columns(frame)
+    if fields is None:
+        return frame, 0
+    frame.insert_column(frame.width, pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True).alias(SOURCE_ROW))
+    frame.insert_column(frame.width, fields.alias(w.RAGGED))
+    blank_rows = _blank_rows(frame.get_columns()[:width], blank_lines)
+    blank = int(blank_rows.sum()) if blank_rows is not None else 0
+    if blank_rows is not None and blank:  # a column at a time, each freed once filtered
+        kept, filtered = ~blank_rows, []
+        for name in reversed(frame.columns):  # the last first: each found at once
+            filtered.append(frame.drop_in_place(name).filter(kept))
+        frame = pl.DataFrame(filtered[::-1])
+    return frame, blank
+
+
+def _trim_columns(frame: pl.DataFrame) -> None:
+    """The text columns of ``frame`` replaced, in place, by their cells as :func:`_cells` keeps them."""
     names = frame.columns
     changing = [
         changes
@@ -352,23 +385,15 @@ def _cells(frame: pl.DataFrame, fields: pl.Series | None, blank_lines: pl.Series
     for index in range(len(names)):  # one chunk per column, a column at a time: polars would copy the
         column = frame.to_series(index).rechunk()  # frame whole to align the new columns
         frame.replace_column(index, _trimmed_column(column) if changing[index] else column)  # the old one freed
-    if fields is None:
-        return frame, 0
-    frame.insert_column(frame.width, pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True).alias(SOURCE_ROW))
-    frame.insert_column(frame.width, fields.alias(w.RAGGED))
-    columns = frame.get_columns()[: len(names)]
-    blank = 0
-    if all(column.null_count() for column in columns):  # some rows may be blank: all cells null
-        masks = [column.is_null() for column in columns]
-        blank_rows = functools.reduce(operator.and_, masks if blank_lines is None else [*masks, blank_lines])
-        blank = int(blank_rows.sum())
-    del columns
-    if blank:  # a column at a time, each freed once filtered
-        kept, filtered = ~blank_rows, []
-        for name in reversed(frame.columns):  # the last first: each found at once
-            filtered.append(frame.drop_in_place(name).filter(kept))
-        frame = pl.DataFrame(filtered[::-1])
-    return frame, blank
+
+
+def _blank_rows(columns: list[pl.Series], blank_lines: pl.Series | None) -> pl.Series | None:
+    """Where a row is blank: every cell of ``columns`` null (and with ``blank_lines`` every cell not read
+    empty too); None when no row can be (a column without nulls)."""
+    if not all(column.null_count() for column in columns):
+        return None
+    masks = [column.is_null() for column in columns]
+    return functools.reduce(operator.and_, masks if blank_lines is None else [*masks, blank_lines])
 
 
 #: Columns whose cells one query checks: a query's planning holds some 20 KB per expression, so a wide
@@ -399,12 +424,7 @@ def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.Da
         return frame.drop(w.RAGGED)
     rows = frame.filter(ragged).select(SOURCE_ROW, w.RAGGED)
     whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[w.RAGGED])
-    reason = pl.format(
-        f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
-        f"{layout.separator!r} must be in double quotes.",
-        pl.col(w.RAGGED),
-        pl.when(pl.col(w.RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
-    )
+    reason = _field_count_reason(width, layout.separator)
     cells = pl.col(layout.header)
     spans_lines = pl.any_horizontal(cells.str.contains("\n", literal=True))
     lines = pl.max_horizontal(cells.str.count_matches("\n", literal=True)) + 1
@@ -415,3 +435,13 @@ def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.Da
     ).to_series()
     marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(w.RAGGED)
     return frame.with_columns(marked.scatter(ragged.arg_true(), reasons))
+
+
+def _field_count_reason(width: int, separator: str) -> pl.Expr:
+    """The reason of a row of ``__ragged__`` fields where the header has ``width``."""
+    return pl.format(
+        f"the row has {{}} field{{}} where the header has {width}. Hint: a value that holds the separator "
+        f"{separator!r} must be in double quotes.",
+        pl.col(w.RAGGED),
+        pl.when(pl.col(w.RAGGED) == 1).then(pl.lit("")).otherwise(pl.lit("s")),
+    )

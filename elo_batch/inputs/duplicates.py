@@ -16,6 +16,7 @@ Rows alike in everything but with no event or round may be two real games: both 
 from __future__ import annotations
 
 import collections
+from collections.abc import Callable
 from typing import Literal
 
 import polars as pl
@@ -30,6 +31,11 @@ GAME_KEY = (c.EVENT_ID, c.ROUND, c.WHITE_ID, c.BLACK_ID, c.BOARD)
 AGREED = {c.RESULT: ("score100", "forfeit"), c.DATE: (c.DATE,), c.PERIOD: (c.PERIOD,)}
 #: The row's content (what two rows of one game_id must share).
 CONTENT = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
+
+#: How a plan is collected: in memory (rows given in memory) or streamed.
+_Engine = Literal["in-memory", "streaming"]
+#: A comparison of rows whose keys repeat: the rows flagged (``duplicate``, ``__conflict``), the rows rejected.
+_Compare = Callable[[pl.DataFrame], tuple[pl.DataFrame, pl.DataFrame]]
 
 
 def names_game() -> pl.Expr:
@@ -57,40 +63,55 @@ def mark_duplicates(
         The rows (repeats flagged, rejected rows removed), the rejected rows (``REJECTED_SCHEMA``) and
         the rows kept by period.
     """
-    engine: Literal["in-memory", "streaming"] = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
+    engine: _Engine = "in-memory" if isinstance(rows, pl.DataFrame) else "streaming"
     plan = rows.lazy()
-    game_id = pl.col(c.GAME_ID)
-    by_id = pl.when(game_id.is_not_null()).then(
-        game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
-    )
-    by_game = pl.when(names_game()).then(pl.struct(GAME_KEY).hash())
-    keyed = [(w.GAME_ID_KEY, by_id, compare_repeats)]
-    if not {c.EVENT_ID, c.ROUND} & absent:
-        keyed.append((w.GAME_KEY_HASH, by_game, compare_games))
+    keyed = _keys(plan, absent)
     seen, by_period = pl.collect_all(
         [plan.select(expr.alias(name) for name, expr, _ in keyed), plan.group_by(c.PERIOD).len()], engine="streaming"
     )
     period_rows = collections.Counter(dict(by_period.iter_rows()))
     rejected = []
-    changed = False
     for name, expr, compare in keyed:
         keys = seen[name].drop_nulls()
         if keys.n_unique() == keys.len():  # distinct keys: distinct game_ids (games)
             continue
-        repeated = keys.filter(keys.is_duplicated()).unique()
-        candidates = plan.filter(~pl.col("duplicate") & expr.is_in(repeated.implode()))
-        flagged, refused = compare(candidates.collect(engine=engine))
-        period_rows.subtract(_by_period(flagged.filter(w.CONFLICT)))
-        repeats = flagged.filter("duplicate")["row_key"].implode()
-        plan = plan.with_columns((pl.col("duplicate") | pl.col("row_key").is_in(repeats)).alias("duplicate")).filter(
-            ~pl.col("row_key").is_in(flagged.filter(w.CONFLICT)["row_key"].implode())
-        )
+        plan, refused, conflicts = _compared(plan, keys, expr, compare=compare, engine=engine)
+        period_rows.subtract(_by_period(conflicts))
         rejected.append(refused)
-        changed = True
-    if not changed:
+    if not rejected:
         return rows, pl.DataFrame(schema=REJECTED_SCHEMA), dict(period_rows)
     refused_all = pl.concat(rejected).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
     return (plan.collect() if engine == "in-memory" else plan), refused_all, dict(period_rows)
+
+
+def _keys(plan: pl.LazyFrame, absent: frozenset[str]) -> list[tuple[str, pl.Expr, _Compare]]:
+    """The keys rows are compared by (name, key, comparison): the game_id, and the game where files have
+    its event and round columns."""
+    game_id = pl.col(c.GAME_ID)
+    by_id = pl.when(game_id.is_not_null()).then(
+        game_id if plan.collect_schema()[c.GAME_ID].is_integer() else game_id.hash()
+    )
+    by_game = pl.when(names_game()).then(pl.struct(GAME_KEY).hash())
+    keyed: list[tuple[str, pl.Expr, _Compare]] = [(w.GAME_ID_KEY, by_id, compare_repeats)]
+    if not {c.EVENT_ID, c.ROUND} & absent:
+        keyed.append((w.GAME_KEY_HASH, by_game, compare_games))
+    return keyed
+
+
+def _compared(
+    plan: pl.LazyFrame, keys: pl.Series, key: pl.Expr, *, compare: _Compare, engine: _Engine
+) -> tuple[pl.LazyFrame, pl.DataFrame, pl.DataFrame]:
+    """The rows whose ``key`` repeats among ``keys`` compared: the plan with repeats flagged and conflicts
+    removed, the rejected rows, the conflicting rows."""
+    repeated = keys.filter(keys.is_duplicated()).unique()
+    candidates = plan.filter(~pl.col("duplicate") & key.is_in(repeated.implode()))
+    flagged, refused = compare(candidates.collect(engine=engine))
+    conflicts = flagged.filter(w.CONFLICT)
+    repeats = flagged.filter("duplicate")["row_key"].implode()
+    plan = plan.with_columns((pl.col("duplicate") | pl.col("row_key").is_in(repeats)).alias("duplicate")).filter(
+        ~pl.col("row_key").is_in(conflicts["row_key"].implode())
+    )
+    return plan, refused, conflicts
 
 
 def _by_period(rows: pl.DataFrame) -> dict[str, int]:
@@ -108,20 +129,13 @@ def compare_repeats(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     if conflict.height == 0:
         return flagged, pl.DataFrame(schema=REJECTED_SCHEMA)
     where = conflict.group_by(c.GAME_ID, maintain_order=True).agg(_place().str.join(", ").alias(w.PLACES))
-    reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left").select(
-        pl.col(c.PERIOD),
-        pl.col(c.SOURCE_FILE),
-        pl.col(c.SOURCE_ROW),
-        pl.lit(c.GAME_ID).alias(c.COLUMN),
-        pl.col(c.GAME_ID).alias(c.VALUE),
-        pl.format(
-            "game_id '{}' is used by rows with different content ({}). Hint: give each game its own game_id.",
-            c.GAME_ID,
-            w.PLACES,
-        ).alias(c.REASON),
-        _raw(),
+    reason = pl.format(
+        "game_id '{}' is used by rows with different content ({}). Hint: give each game its own game_id.",
+        c.GAME_ID,
+        w.PLACES,
     )
-    return flagged, reused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    reused = conflict.join(where, on=c.GAME_ID, how="left", maintain_order="left")
+    return flagged, _rejected(reused, column=pl.lit(c.GAME_ID), value=pl.col(c.GAME_ID), reason=reason)
 
 
 def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -148,31 +162,45 @@ def compare_games(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     found = found.with_columns(
         column.otherwise(pl.lit(c.PERIOD)).alias(c.COLUMN), _place().str.join(", ").over(key).alias(w.PLACES)
     )
-    value = (
+    return flagged, _rejected(found, column=pl.col(c.COLUMN), value=_disagreed_value(), reason=_one_game_reason())
+
+
+def _disagreed_value() -> pl.Expr:
+    """A conflicting copy's value of the column (:data:`~elo_batch.columns.COLUMN`) the copies disagree on."""
+    return (
         pl.when(pl.col(c.COLUMN) == c.RESULT)
         .then(_result())
         .when(pl.col(c.COLUMN) == c.DATE)
         .then(pl.col(c.DATE).cast(pl.String))
         .otherwise(pl.col(c.PERIOD))
     )
+
+
+def _one_game_reason() -> pl.Expr:
+    """The reason of a copy of a game whose copies disagree, naming the rows (:data:`~elo_batch.working.PLACES`)."""
     named = pl.when(pl.col(c.BOARD).is_not_null()).then(pl.lit("event_id, round, white_id, black_id and board"))
-    refused = found.select(
+    return pl.format(
+        "rows {} are one game (the same {}) with different {}s: a game "
+        "entered twice must agree, so none of them is used. Hint: correct or delete the wrong copy; if they "
+        "are different games, give each its own round (or board).",
+        w.PLACES,
+        named.otherwise(pl.lit("event_id, round, white_id and black_id")),
+        c.COLUMN,
+    )
+
+
+def _rejected(rows: pl.DataFrame, *, column: pl.Expr, value: pl.Expr, reason: pl.Expr) -> pl.DataFrame:
+    """Rejected rows (``REJECTED_SCHEMA``) of ``rows``, with the column, value and reason given."""
+    refused = rows.select(
         pl.col(c.PERIOD),
         pl.col(c.SOURCE_FILE),
         pl.col(c.SOURCE_ROW),
-        pl.col(c.COLUMN),
+        column.alias(c.COLUMN),
         value.alias(c.VALUE),
-        pl.format(
-            "rows {} are one game (the same {}) with different {}s: a game "
-            "entered twice must agree, so none of them is used. Hint: correct or delete the wrong copy; if they "
-            "are different games, give each its own round (or board).",
-            w.PLACES,
-            named.otherwise(pl.lit("event_id, round, white_id and black_id")),
-            c.COLUMN,
-        ).alias(c.REASON),
+        reason.alias(c.REASON),
         _raw(),
     )
-    return flagged, refused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
+    return refused.cast(REJECTED_SCHEMA)  # type: ignore[arg-type]
 
 
 def _place() -> pl.Expr:

@@ -82,43 +82,16 @@ def detect(
             is not text in any of these encodings; the message names the line of the first bad byte.
     """
     if forced:
-        try:
-            return forced, 0, decode(forced, 0)
-        except LookupError as exc:
-            raise UsageError(f"{forced!r} is not a text encoding", option="encoding") from exc
-        except BadByte as bad:
-            raise InputDataError(
-                f"byte 0x{bad.byte:02X} on line {bad.line} is not {forced}",
-                path=path,
-                hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
-            ) from None
+        return _forced(forced, path, decode)
     for magic, kind in BINARY.items():
         if head.startswith(magic):
             raise InputDataError(f"the file is {kind}, not CSV text", path=path, hint="export it as CSV text.")
-    name, skip = "utf-8", 0
-    if head.startswith(codecs.BOM_UTF8):
-        skip = len(codecs.BOM_UTF8)
-    elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        name = "utf-16"
+    name, skip = _by_bom(head)
     try:
         found = decode(name, skip)
     except BadByte as bad:
-        where = f"byte 0x{bad.byte:02X} on line {bad.line}"
-        if name == "utf-8" and not skip and any_utf8():
-            raise InputDataError(
-                f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
-                path=path,
-                hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
-                f"{option('encoding')} (for example cp1252).",
-            ) from None
-        try:
-            name, skip, found = "cp1252", 0, decode("cp1252", 0)
-        except BadByte:
-            raise InputDataError(
-                f"the file is not UTF-8 or Windows-1252 text ({where})",
-                path=path,
-                hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
-            ) from None
+        mixed = name == "utf-8" and not skip and any_utf8()  # UTF-8 elsewhere: no legacy encoding
+        name, skip, found = "cp1252", 0, _cp1252(bad, path, mixed=mixed, decode=decode)
     if found.nul_line is not None:
         raise InputDataError(
             f"the file holds NUL characters (line {found.nul_line}): it is binary, or UTF-16 text without a "
@@ -127,6 +100,58 @@ def detect(
             hint=f"save it as UTF-8 CSV, or name its encoding with {option('encoding')} (for example utf-16-le).",
         )
     return name, skip, found
+
+
+def _by_bom(head: bytes) -> tuple[str, int]:
+    """The codec a byte-order mark says (UTF-8 without one), and the bytes of a UTF-8 mark to skip."""
+    if head.startswith(codecs.BOM_UTF8):
+        return "utf-8", len(codecs.BOM_UTF8)
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16", 0
+    return "utf-8", 0
+
+
+def _forced(forced: str, path: str, decode: Callable[[str, int], D]) -> tuple[str, int, D]:
+    """:func:`detect`'s answer for an encoding the caller names.
+
+    Raises:
+        UsageError: ``forced`` is not an encoding Python knows.
+        InputDataError: the content is not text in it.
+    """
+    try:
+        return forced, 0, decode(forced, 0)
+    except LookupError as exc:
+        raise UsageError(f"{forced!r} is not a text encoding", option="encoding") from exc
+    except BadByte as bad:
+        raise InputDataError(
+            f"byte 0x{bad.byte:02X} on line {bad.line} is not {forced}",
+            path=path,
+            hint="name the encoding the file was saved in (utf-8, cp1252, latin-1, ...).",
+        ) from None
+
+
+def _cp1252(bad: BadByte, path: str, *, mixed: bool, decode: Callable[[str, int], D]) -> D:
+    """The content decoded as Windows-1252, after ``bad`` was found not UTF-8 (or UTF-16).
+
+    Raises:
+        InputDataError: other characters are UTF-8 (``mixed``), or the content is not Windows-1252 either.
+    """
+    where = f"byte 0x{bad.byte:02X} on line {bad.line}"
+    if mixed:
+        raise InputDataError(
+            f"the file mixes encodings: {where} is not UTF-8, while other characters are UTF-8",
+            path=path,
+            hint="fix or re-save the file as UTF-8; if it really is one legacy encoding, name it with "
+            f"{option('encoding')} (for example cp1252).",
+        ) from None
+    try:
+        return decode("cp1252", 0)
+    except BadByte:
+        raise InputDataError(
+            f"the file is not UTF-8 or Windows-1252 text ({where})",
+            path=path,
+            hint=f"save it as UTF-8, or name its encoding with {option('encoding')} (for example latin-1).",
+        ) from None
 
 
 @dataclass(frozen=True)

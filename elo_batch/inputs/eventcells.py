@@ -52,30 +52,45 @@ def attribute(schema: pl.Schema, name: str) -> Cell:
     if name not in schema:
         return Cell(pl.lit(None, EVENT_ATTRIBUTE_TYPES[name]), pl.lit(None, pl.String))
     text = text_column(schema, name).str.strip_chars()
-    quoted = pl.format("'{}'", text)
-    if name == c.EVENT_TYPE:
-        value = text.str.to_lowercase()
-        good = value.is_in(EVENT_TYPES)
-        reason = pl.format("{} is not an event type. Hint: use tournament or match.", quoted)
-    elif name == c.MATCH_GAMES:
-        value = pl.when(text.str.contains(r"^[0-9]+$")).then(text.cast(pl.Int64, strict=False))
-        good = value.is_between(1, MAX_MATCH_GAMES)
-        reason = pl.format(
-            f"{{}} is not a number of games. Hint: the games scheduled in the match, 1 to {MAX_MATCH_GAMES}.", quoted
-        )
-    elif name == c.RATE_ALL_GAMES:
-        lower = text.str.to_lowercase()
-        value = pl.when(lower.is_in(_TRUE)).then(True).when(lower.is_in(_FALSE)).then(False)
-        if schema[name] == pl.Boolean:
-            value = pl.col(name)
-        good = value.is_not_null()
-        reason = pl.format("{} is not true or false. Hint: true asks for the B.02 6.2 waiver.", quoted)
-    else:
-        value, good, reason = _date(schema, name, text)
+    value, good, reason = _READERS.get(name, _date)(schema, name, text)
     good = good.fill_null(False)
     return Cell(
         pl.when(good).then(value).cast(EVENT_ATTRIBUTE_TYPES[name]), pl.when(text.is_not_null() & ~good).then(reason)
     )
+
+
+def _event_type(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(the event type, the cell is one, the reason it is not)."""
+    value = text.str.to_lowercase()
+    return (
+        value,
+        value.is_in(EVENT_TYPES),
+        pl.format("{} is not an event type. Hint: use tournament or match.", _quoted(text)),
+    )
+
+
+def _match_games(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(the games a match schedules, the cell is such a number, the reason it is not)."""
+    value = pl.when(text.str.contains(r"^[0-9]+$")).then(text.cast(pl.Int64, strict=False))
+    reason = pl.format(
+        f"{{}} is not a number of games. Hint: the games scheduled in the match, 1 to {MAX_MATCH_GAMES}.", _quoted(text)
+    )
+    return value, value.is_between(1, MAX_MATCH_GAMES), reason
+
+
+def _rate_all_games(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """(the flag, the cell is true or false, the reason it is not); a Boolean column as it is."""
+    lower = text.str.to_lowercase()
+    value: pl.Expr = pl.when(lower.is_in(_TRUE)).then(True).when(lower.is_in(_FALSE)).then(False)
+    if schema[name] == pl.Boolean:
+        value = pl.col(name)
+    reason = pl.format("{} is not true or false. Hint: true asks for the B.02 6.2 waiver.", _quoted(text))
+    return value, value.is_not_null(), reason
+
+
+def _quoted(text: pl.Expr) -> pl.Expr:
+    """The cell's text in single quotes, for a reason."""
+    return pl.format("'{}'", text)
 
 
 def ends_before_start(start: pl.Expr, end: pl.Expr) -> pl.Expr:
@@ -99,3 +114,7 @@ def _date(schema: pl.Schema, name: str, text: pl.Expr) -> tuple[pl.Expr, pl.Expr
     value = text.str.slice(0, 10).str.strptime(pl.Date, "%Y-%m-%d", strict=False)
     written = text.str.contains(_DATE) & value.is_not_null()
     return value, written & usable_date(value), pl.when(written).then(out_of_range(text)).otherwise(not_a_date)
+
+
+#: How each attribute's cell is read (the others are dates, :func:`_date`): (value, good, reason).
+_READERS: Final = {c.EVENT_TYPE: _event_type, c.MATCH_GAMES: _match_games, c.RATE_ALL_GAMES: _rate_all_games}

@@ -18,7 +18,7 @@ from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
 from elo_batch.inputs.checkfile import check_types
-from elo_batch.inputs.eventcells import attribute, ends_before_start
+from elo_batch.inputs.eventcells import Cell, attribute, ends_before_start
 from elo_batch.inputs.gamerules import PERIOD_PATTERN
 from elo_batch.inputs.readers import FrameInput, read_frame, read_table
 
@@ -44,13 +44,7 @@ def load_events(source: str | FrameInput, *, encoding: str | None = None) -> tup
         InputDataError: no ``event_id`` column, a bad value (the message names the file, row, column
             and value), or one event_id on two rows with different attributes.
     """
-    if isinstance(source, FrameInput):
-        frame, info = read_frame(source)
-        assert isinstance(frame, pl.DataFrame)
-        path = source.where
-    else:
-        frame, info = read_table(source, encoding=encoding)
-        path = source
+    frame, info, path = _read(source, encoding=encoding)
     if c.EVENT_ID not in frame.columns:
         raise InputDataError(
             "missing column event_id; the events file has "
@@ -63,19 +57,7 @@ def load_events(source: str | FrameInput, *, encoding: str | None = None) -> tup
     schema = frame.schema
     cells = {name: attribute(schema, name) for name in EVENT_ATTRIBUTE_TYPES}
     period = text_column(schema, c.PERIOD).str.strip_chars()
-    checks: list[tuple[str | None, pl.Expr]] = [
-        (None, pl.col(w.RAGGED) if w.RAGGED in frame.columns else pl.lit(None, pl.String)),
-        (c.EVENT_ID, pl.when(text_column(schema, c.EVENT_ID).is_null()).then(pl.lit("an event_id is required"))),
-        *[(name, cell.problem) for name, cell in cells.items()],
-        (
-            c.PERIOD,
-            pl.when(period.is_not_null() & ~period.str.contains(PERIOD_PATTERN)).then(
-                pl.format("'{}' is not a period. Hint: use YYYY-MM.", period)
-            ),
-        ),
-        (c.EVENT_END, ends_before_start(cells[c.EVENT_START].value, cells[c.EVENT_END].value)),
-    ]
-    _refuse_bad_rows(frame, path, checks)
+    _refuse_bad_rows(frame, path, _checks(frame, cells, period))
     events = frame.select(
         text_column(schema, c.EVENT_ID).str.strip_chars().alias(c.EVENT_ID),
         *[cell.value.alias(name) for name, cell in cells.items()],
@@ -85,19 +67,35 @@ def load_events(source: str | FrameInput, *, encoding: str | None = None) -> tup
     return _one_row_per_event(events, path), info
 
 
+def _read(source: str | FrameInput, *, encoding: str | None) -> tuple[pl.DataFrame, InputFile, str]:
+    """The events file (or frame) read: its rows, what the manifest records of it, what messages name."""
+    if isinstance(source, FrameInput):
+        frame, info = read_frame(source)
+        assert isinstance(frame, pl.DataFrame)
+        return frame, info, source.where
+    frame, info = read_table(source, encoding=encoding)
+    return frame, info, source
+
+
+def _checks(frame: pl.DataFrame, cells: dict[str, Cell], period: pl.Expr) -> list[tuple[str | None, pl.Expr]]:
+    """The checks of an events row, in order: (the column, the reason where a row fails it, else null)."""
+    return [
+        (None, pl.col(w.RAGGED) if w.RAGGED in frame.columns else pl.lit(None, pl.String)),
+        (c.EVENT_ID, pl.when(text_column(frame.schema, c.EVENT_ID).is_null()).then(pl.lit("an event_id is required"))),
+        *[(name, cell.problem) for name, cell in cells.items()],
+        (
+            c.PERIOD,
+            pl.when(period.is_not_null() & ~period.str.contains(PERIOD_PATTERN)).then(
+                pl.format("'{}' is not a period. Hint: use YYYY-MM.", period)
+            ),
+        ),
+        (c.EVENT_END, ends_before_start(cells[c.EVENT_START].value, cells[c.EVENT_END].value)),
+    ]
+
+
 def _refuse_bad_rows(frame: pl.DataFrame, path: str, checks: list[tuple[str | None, pl.Expr]]) -> None:
     """Raise for the rows that fail a check (each row's first), the first :data:`SHOWN_ROWS` shown."""
-    first: Any = pl.when(checks[0][1].is_not_null()).then(0)
-    for index, (_, problem) in enumerate(checks[1:], start=1):
-        first = first.when(problem.is_not_null()).then(index)
-    reason: Any = pl.when(pl.col(w.FAILED) == 0).then(checks[0][1])
-    for index, (_, problem) in enumerate(checks[1:], start=1):
-        reason = reason.when(pl.col(w.FAILED) == index).then(problem)
-    hits = (
-        frame.with_columns(first.otherwise(None).alias(w.FAILED))
-        .filter(pl.col(w.FAILED).is_not_null())
-        .with_columns(reason.alias(w.FAILED_REASON))
-    )
+    hits = _failed(frame, checks)
     if not hits.height:
         return
     lines = []
@@ -109,6 +107,21 @@ def _refuse_bad_rows(frame: pl.DataFrame, path: str, checks: list[tuple[str | No
             raise InputDataError(message, path=path, row=row, column=column, value=value, hint=hint or _HINT)
         lines.append(f"row {row}{f', column {column}' if column else ''}: {message}")
     raise rows_not_valid("the events file", hits.height, lines, path=path, hint=_HINT)
+
+
+def _failed(frame: pl.DataFrame, checks: list[tuple[str | None, pl.Expr]]) -> pl.DataFrame:
+    """The rows that fail a check, with the index of the first (:data:`~elo_batch.working.FAILED`) and its reason."""
+    first: Any = pl.when(checks[0][1].is_not_null()).then(0)
+    for index, (_, problem) in enumerate(checks[1:], start=1):
+        first = first.when(problem.is_not_null()).then(index)
+    reason: Any = pl.when(pl.col(w.FAILED) == 0).then(checks[0][1])
+    for index, (_, problem) in enumerate(checks[1:], start=1):
+        reason = reason.when(pl.col(w.FAILED) == index).then(problem)
+    return (
+        frame.with_columns(first.otherwise(None).alias(w.FAILED))
+        .filter(pl.col(w.FAILED).is_not_null())
+        .with_columns(reason.alias(w.FAILED_REASON))
+    )
 
 
 def _one_row_per_event(events: pl.DataFrame, path: str) -> pl.DataFrame:

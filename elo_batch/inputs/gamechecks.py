@@ -144,61 +144,57 @@ class ColumnReader:
         if dtype is None:
             return []
         text, value = self.text(name), self.rating(name)
-        checks = []
-        if dtype == pl.String:
-            checks.append(
-                Check(
-                    name,
-                    text.str.contains(THOUSANDS_SEPARATED),
-                    pl.format(
-                        "{} is not a rating: " + THOUSANDS_REASON + ". Hint: write ratings as plain digits (2000).",
-                        quoted(text),
-                    ),
-                )
-            )
-            pattern = DECIMAL_NUMBER if fractional else WHOLE_NUMBER
-            checks.append(
-                Check(
-                    name,
-                    text.is_not_null() & ~text.str.contains(pattern),
-                    pl.format(
-                        "{} is not a rating. Hint: "
-                        + (
-                            "a number of rating points."
-                            if fractional
-                            else "a whole number of rating points (ratings are integers)."
-                        ),
-                        quoted(text),
-                    ),
-                )
-            )
-        elif not dtype.is_numeric():
-            checks.append(
-                Check(
-                    name, pl.col(name).is_not_null(), pl.lit(f"a rating must be a number, the column type is {dtype}")
-                )
-            )
-        else:
-            checks.append(
-                Check(
-                    name,
-                    value.is_not_null() & ~value.is_finite(),
-                    pl.format("{} is not a rating. Hint: a number of rating points.", quoted(text)),
-                )
-            )
-        if dtype.is_numeric() and not fractional:
-            checks.append(
-                Check(
-                    name,
-                    value.is_not_null() & (value != value.round(0)),
-                    pl.format("{} is not a whole number. Hint: ratings are integers.", quoted(text)),
-                )
-            )
-        checks.append(
+        whole = not fractional and dtype.is_numeric()
+        return [
+            *(
+                _written_rating(name, text, fractional)
+                if dtype == pl.String
+                else [_typed_rating(name, dtype, value=value, text=text)]
+            ),
+            *([_whole_rating(name, value, text)] if whole else []),
             Check(
                 name,
                 value.is_not_null() & rating_out_of_range(value),
                 pl.format(f"rating {{}} is out of range. Hint: expected {RATING_RANGE} (0 or empty: no rating).", text),
-            )
-        )
-        return checks
+            ),
+        ]
+
+
+def _written_rating(name: str, text: pl.Expr, fractional: bool) -> list[Check]:
+    """The checks of a rating written as text: no thousands separator, a number (whole unless ``fractional``)."""
+    hint = "a number of rating points." if fractional else "a whole number of rating points (ratings are integers)."
+    return [
+        Check(
+            name,
+            text.str.contains(THOUSANDS_SEPARATED),
+            pl.format(
+                "{} is not a rating: " + THOUSANDS_REASON + ". Hint: write ratings as plain digits (2000).",
+                quoted(text),
+            ),
+        ),
+        Check(
+            name,
+            text.is_not_null() & ~text.str.contains(DECIMAL_NUMBER if fractional else WHOLE_NUMBER),
+            pl.format("{} is not a rating. Hint: " + hint, quoted(text)),
+        ),
+    ]
+
+
+def _typed_rating(name: str, dtype: pl.DataType, *, value: pl.Expr, text: pl.Expr) -> Check:
+    """The check of a rating column of another type: a number, finite."""
+    if not dtype.is_numeric():
+        return Check(name, pl.col(name).is_not_null(), pl.lit(f"a rating must be a number, the column type is {dtype}"))
+    return Check(
+        name,
+        value.is_not_null() & ~value.is_finite(),
+        pl.format("{} is not a rating. Hint: a number of rating points.", quoted(text)),
+    )
+
+
+def _whole_rating(name: str, value: pl.Expr, text: pl.Expr) -> Check:
+    """The check of a numeric rating column that must hold whole numbers."""
+    return Check(
+        name,
+        value.is_not_null() & (value != value.round(0)),
+        pl.format("{} is not a whole number. Hint: ratings are integers.", quoted(text)),
+    )

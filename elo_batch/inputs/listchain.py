@@ -54,34 +54,41 @@ def check_files(files: Sequence[str]) -> tuple[str, ...]:
             name; a file whose sha256 differs from the one it recorded (the file, both sha256 and the
             period to re-run are named).
     """
-    notes: list[str] = []
     by_folder: dict[Path, list[str]] = {}
     for file in files:
         if partition_period(Path(file).parent) and not objectstore.is_object_store(file):  # not checked there
             by_folder.setdefault(Path(file).parent, []).append(file)
-    for folder, inside in by_folder.items():
-        period = str(partition_period(folder))
-        where = manifest_file(folder.parent, period)
-        if not where.is_file():
-            notes.append(_unchecked(folder, where))
-            continue
-        record = read_manifest(where, period)
-        if "objects" not in record and record.get("table_format") != "delta":
-            notes.append(
-                f"{folder}: the manifest of period {period} ({where}) records no sha256 of its files (an older "
-                "elo-batch wrote it); the list was read unchecked"
+    notes = [_check_partition(folder, inside) for folder, inside in by_folder.items()]
+    return tuple(note for note in notes if note is not None)
+
+
+def _check_partition(folder: Path, inside: list[str]) -> str | None:
+    """Check the list files ``inside`` one partition folder against its manifest: the warning when it
+    cannot (no manifest, or one without sha256), else None.
+
+    Raises:
+        InputDataError: as :func:`check_files`.
+    """
+    period = str(partition_period(folder))
+    where = manifest_file(folder.parent, period)
+    if not where.is_file():
+        return _unchecked(folder, where)
+    record = read_manifest(where, period)
+    if "objects" not in record and record.get("table_format") != "delta":
+        return (
+            f"{folder}: the manifest of period {period} ({where}) records no sha256 of its files (an older "
+            "elo-batch wrote it); the list was read unchecked"
+        )
+    named, recorded = _hive_entry(record, where, period, folder=folder)
+    for file in inside:
+        if Path(file).name != named:
+            raise InputDataError(
+                f"not the file the manifest of period {period} names ({named}, in {where})",
+                path=file,
+                hint=f"remove the files elo-batch did not write from {folder}, or re-run period {period}.",
             )
-            continue
-        named, recorded = _hive_entry(record, where, period, folder=folder)
-        for file in inside:
-            if Path(file).name != named:
-                raise InputDataError(
-                    f"not the file the manifest of period {period} names ({named}, in {where})",
-                    path=file,
-                    hint=f"remove the files elo-batch did not write from {folder}, or re-run period {period}.",
-                )
-            check_sha256(file, recorded, where, period=period)
-    return tuple(notes)
+        check_sha256(file, recorded, where, period=period)
+    return None
 
 
 def _hive_entry(record: dict[str, Any], where: Path, period: str, *, folder: Path) -> tuple[str, object]:
@@ -115,30 +122,10 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
     entry = _delta_entry(read_manifest(where, period), where, period, table=table)
     version = entry["version"]
     lake = deltatables.deltalake()
-    try:
-        files = _period_files(lake.DeltaTable(table, version=version), period)
-    except Exception as exc:  # a version whose log entries were cleaned up, a damaged log
-        raise InputDataError(
-            f"cannot read version {version} of the Delta table, which the manifest of period {period} names "
-            f"({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})",
-            path=table,
-            hint=f"re-run period {period} into {_out(where)}: it writes the period's list again.",
-        ) from exc
+    files = _version_files(lake, table, version, period=period, where=where)
     if sorted(files) != sorted(str(file) for file in entry["files"]):
         raise _damaged(where, period, f"names other files of the period than version {version} of {table} holds")
-    notes = []
-    sha256s = entry.get("sha256")
-    if not isinstance(sha256s, dict):
-        notes.append(
-            f"{table}: the manifest of period {period} ({where}) records no sha256 of the table's files (an older "
-            f"elo-batch wrote it); its list was read at version {version}, as the manifest names, unchecked"
-        )
-    else:
-        root = Path(table).resolve()
-        for file in files:
-            if not (root / file).resolve().is_relative_to(root):
-                raise _damaged(where, period, f"names version {version}, whose log names a file outside it: {file}")
-            check_sha256(str(Path(table) / file), sha256s.get(file), where, period=period)
+    notes = _check_delta_files(table, files, entry, period=period, where=where)
     if sorted(_period_files(lake.DeltaTable(table), period)) != sorted(files):
         notes.append(
             f"{table}: the table's latest version holds other files of period {period} than version {version}, "
@@ -146,6 +133,44 @@ def delta_version(table: str, period: str) -> tuple[int | None, tuple[str, ...]]
             f"read at version {version}"
         )
     return version, tuple(notes)
+
+
+def _version_files(lake: Any, table: str, version: int, *, period: str, where: Path) -> list[str]:
+    """The data files of ``period`` in ``version`` of the Delta table, as :func:`_period_files` gives them.
+
+    Raises:
+        InputDataError: the version cannot be read.
+    """
+    try:
+        return _period_files(lake.DeltaTable(table, version=version), period)
+    except Exception as exc:  # a version whose log entries were cleaned up, a damaged log
+        raise InputDataError(
+            f"cannot read version {version} of the Delta table, which the manifest of period {period} names "
+            f"({str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__})",
+            path=table,
+            hint=f"re-run period {period} into {_out(where)}: it writes the period's list again.",
+        ) from exc
+
+
+def _check_delta_files(table: str, files: list[str], entry: dict[str, Any], *, period: str, where: Path) -> list[str]:
+    """Check the period's ``files`` of the version the manifest ``entry`` names against its sha256: the
+    warning when it records none (an older elo-batch), else none.
+
+    Raises:
+        InputDataError: a file outside the table, or whose sha256 differs.
+    """
+    version, sha256s = entry["version"], entry.get("sha256")
+    if not isinstance(sha256s, dict):
+        return [
+            f"{table}: the manifest of period {period} ({where}) records no sha256 of the table's files (an older "
+            f"elo-batch wrote it); its list was read at version {version}, as the manifest names, unchecked"
+        ]
+    root = Path(table).resolve()
+    for file in files:
+        if not (root / file).resolve().is_relative_to(root):
+            raise _damaged(where, period, f"names version {version}, whose log names a file outside it: {file}")
+        check_sha256(str(Path(table) / file), sha256s.get(file), where, period=period)
+    return []
 
 
 def _delta_entry(record: dict[str, Any], where: Path, period: str, *, table: str) -> dict[str, Any]:

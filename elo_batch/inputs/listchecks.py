@@ -41,24 +41,67 @@ _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 
 
+#: A rule of the list's columns: the column, the rows breaking it (made when the column is there), the
+#: reason shown after the value.
+_Rule = tuple[str, Callable[[], pl.Expr], str]
+
+
+#: The hint of a list's bad rows.
+_HINT = "fix the rating list; nothing was rated."
+
+
 def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tuple[str, ...] = ()) -> pl.DataFrame:
-    missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
-    if missing:
-        held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
-        names = list(header) if len(header) == len(held) else [unescape(n) for n in held]
-        unused = [name for name, one in zip(names, held, strict=True) if one not in LIST_SCHEMA]
-        hints = column_hints(missing, unused)
-        raise InputDataError(
-            f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the list has "
-            + (", ".join(names) if names else "no columns"),
-            path=path,
-            hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
-        )
+    """The rows of a rating list read from ``path``, each column checked and cast to the list's schema
+    (ratings Float64 with ``fractional``, else Int64), its other columns passed through.
+
+    Raises:
+        InputDataError: a column missing or of a nested type; a row breaking a rule (all counted).
+    """
+    _require_columns(frame, path, header)
     check_types(frame.schema, path, list(LIST_SCHEMA))
     ragged = frame[w.RAGGED] if w.RAGGED in frame.columns else None
-    frame = frame.drop(w.RAGGED, strict=False)
-    frame = frame.drop([name for name in PERIOD_OUTPUT if name in frame.columns])
+    frame = frame.drop([w.RAGGED, *PERIOD_OUTPUT], strict=False)
     id_type = ids_type(frame.schema)
+    parsed = _parsed(frame, fractional, id_type)
+    extras = [n for n in frame.columns if n not in (*LIST_SCHEMA, c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)]
+    rules = [
+        *_id_rules(frame, parsed),
+        *_rating_rules(frame, parsed, fractional),
+        *_record_rules(frame, parsed),
+        *_standard_rules(frame, parsed, fractional),
+        *_date_rules(frame, extras),
+    ]
+    _refuse_bad_rows(
+        frame, path, ragged, rules=[(col, rule(), msg) for col, rule, msg in rules if col in frame.columns]
+    )
+    standard = pl.Float64() if fractional else pl.Int64()
+    columns = [expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()]
+    return frame.select(*columns, *extras, c.SOURCE_FILE, c.SOURCE_ROW)
+
+
+def _require_columns(frame: pl.DataFrame, path: str, header: tuple[str, ...]) -> None:
+    """Refuse a list without player_id or rating, naming its columns (as ``header`` spells them).
+
+    Raises:
+        InputDataError: a column missing.
+    """
+    missing = [name for name in (c.PLAYER_ID, c.RATING) if name not in frame.columns]
+    if not missing:
+        return
+    held = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
+    names = list(header) if len(header) == len(held) else [unescape(n) for n in held]
+    unused = [name for name, one in zip(names, held, strict=True) if one not in LIST_SCHEMA]
+    hints = column_hints(missing, unused)
+    raise InputDataError(
+        f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)}; the list has "
+        + (", ".join(names) if names else "no columns"),
+        path=path,
+        hint=(hints + " " if hints else "") + "a rating list needs player_id and rating (empty = unrated).",
+    )
+
+
+def _parsed(frame: pl.DataFrame, fractional: bool, id_type: pl.DataType) -> dict[str, pl.Expr]:
+    """The list's columns as read: each contract column (a standard rating too, where the list has one)."""
     rating = _number(frame, c.RATING, fractional)
     parsed = {
         c.PLAYER_ID: pl.col(c.PLAYER_ID) if id_type == pl.Int64 else text_column(frame.schema, c.PLAYER_ID),
@@ -70,7 +113,14 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tupl
         c.REACHED_2300: _flag(frame, c.REACHED_2300),
         c.PENDING: pending.parse(text_column(frame.schema, c.PENDING)),
     }
-    rules: list[tuple[str, Callable[[], pl.Expr], str]] = [
+    if c.STANDARD_RATING in frame.columns:  # rapid and blitz lists: a rating, checked as one (R&B 7.2.1)
+        parsed[c.STANDARD_RATING] = _number(frame, c.STANDARD_RATING, fractional)
+    return parsed
+
+
+def _id_rules(frame: pl.DataFrame, parsed: dict[str, pl.Expr]) -> list[_Rule]:
+    """The rules of player_id: an exact id, given."""
+    return [
         (
             c.PLAYER_ID,
             lambda: inexact_number(frame.schema, c.PLAYER_ID),
@@ -78,84 +128,84 @@ def check_list(frame: pl.DataFrame, path: str, fractional: bool, *, header: tupl
             "below 2^53); store ids as integers or as text",
         ),
         (c.PLAYER_ID, lambda: parsed[c.PLAYER_ID].is_null(), "a player id is required"),
+    ]
+
+
+def _rating_rules(frame: pl.DataFrame, parsed: dict[str, pl.Expr], fractional: bool) -> list[_Rule]:
+    """The rules of rating: plain digits, a number (whole unless ``fractional``), in range."""
+    return [
         (
             c.RATING,
-            lambda: (
-                text_column(frame.schema, c.RATING).str.contains(THOUSANDS_SEPARATED)
-                if frame.schema[c.RATING] == pl.String
-                else _never()
-            ),
+            lambda: _thousands(frame, c.RATING),
             f"is not a rating: {THOUSANDS_REASON}; expected plain digits (2000)",
         ),
         (
             c.RATING,
             lambda: _bad_number(frame, c.RATING, fractional),
-            "is not a rating; expected "
-            + ("a number" if fractional else "a whole number")
-            + " of rating points, or empty for unrated",
+            f"is not a rating; expected {_points(fractional)} of rating points, or empty for unrated",
         ),
         (
             c.RATING,
             lambda: rating_out_of_range(parsed[c.RATING]),
             f"is out of range; expected {RATING_RANGE} (0 or empty = unrated)",
         ),
+    ]
+
+
+def _record_rules(frame: pl.DataFrame, parsed: dict[str, pl.Expr]) -> list[_Rule]:
+    """The rules of a player's record: K, birth year, games total, the two flags, the pending games."""
+    return [
         (
             c.K,
-            lambda: _bad_number(frame, c.K, False) | k_out_of_range(parsed[c.K]),
+            lambda: _bad_whole(frame, c.K, k_out_of_range(parsed[c.K])),
             "is not a K-factor; expected a whole number such as 10, 20 or 40",
         ),
         (
             c.BIRTH_YEAR,
-            lambda: _bad_number(frame, c.BIRTH_YEAR, False) | birth_year_out_of_range(parsed[c.BIRTH_YEAR]),
+            lambda: _bad_whole(frame, c.BIRTH_YEAR, birth_year_out_of_range(parsed[c.BIRTH_YEAR])),
             "is not a birth year; expected a four-digit year",
         ),
         (
             c.GAMES_TOTAL,
-            lambda: (
-                _bad_number(frame, c.GAMES_TOTAL, False)
-                | (parsed[c.GAMES_TOTAL] < 0)
-                | (parsed[c.GAMES_TOTAL] > MAX_GAMES_TOTAL)
-            ),
+            lambda: _bad_whole(frame, c.GAMES_TOTAL, _outside(parsed[c.GAMES_TOTAL], 0, MAX_GAMES_TOTAL)),
             f"is not a number of games; expected a whole number from 0 to {MAX_GAMES_TOTAL:,}",
         ),
         (c.REACHED_2400, lambda: _bad_flag(frame, c.REACHED_2400), "is not true or false"),
         (c.REACHED_2300, lambda: _bad_flag(frame, c.REACHED_2300), "is not true or false"),
         (c.PENDING, lambda: _bad_pending(frame.schema), "is not a pending-games record written by elo-batch"),
     ]
-    extras = [
-        n for n in frame.columns if n not in LIST_SCHEMA and n not in (c.SOURCE_FILE, c.SOURCE_ROW, c.STANDARD_RATING)
+
+
+def _standard_rules(frame: pl.DataFrame, parsed: dict[str, pl.Expr], fractional: bool) -> list[_Rule]:
+    """The rules of a rapid or blitz list's standard rating (none without the column): a rating."""
+    if c.STANDARD_RATING not in parsed:
+        return []
+    return [
+        (
+            c.STANDARD_RATING,
+            lambda: _bad_number(frame, c.STANDARD_RATING, fractional),
+            f"is not a standard rating; expected {_points(fractional)} of rating points, or empty for none",
+        ),
+        (
+            c.STANDARD_RATING,
+            lambda: rating_out_of_range(parsed[c.STANDARD_RATING]),
+            f"is out of range; expected {RATING_RANGE}",
+        ),
     ]
-    if c.STANDARD_RATING in frame.columns:  # rapid and blitz lists: a rating, checked as one (R&B 7.2.1)
-        parsed[c.STANDARD_RATING] = _number(frame, c.STANDARD_RATING, fractional)
-        rules += [
-            (
-                c.STANDARD_RATING,
-                lambda: _bad_number(frame, c.STANDARD_RATING, fractional),
-                "is not a standard rating; expected "
-                + ("a number" if fractional else "a whole number")
-                + " of rating points, or empty for none",
-            ),
-            (
-                c.STANDARD_RATING,
-                lambda: rating_out_of_range(parsed[c.STANDARD_RATING]),
-                f"is out of range; expected {RATING_RANGE}",
-            ),
-        ]
-    rules += [  # a pass-through date is written to the new list: polars cannot write one out of range
+
+
+def _date_rules(frame: pl.DataFrame, extras: list[str]) -> list[_Rule]:
+    """The rules of the dates passed through (``extras`` of a date type): polars cannot write one out of range."""
+    return [
         (name, _date_out_of_range(frame, name), "is out of range; expected a date from 0000-01-01 to 9999-12-31")
         for name in extras
         if is_date_type(frame.schema[name])
     ]
-    _refuse_bad_rows(
-        frame, path, ragged, rules=[(col, rule(), msg) for col, rule, msg in rules if col in frame.columns]
-    )
-    standard = pl.Float64() if fractional else pl.Int64()
-    return frame.select(
-        *[expr.cast(list_schema(id_type).get(name, standard)).alias(name) for name, expr in parsed.items()],
-        *extras,
-        c.SOURCE_FILE,
-        c.SOURCE_ROW,
-    )
+
+
+def _points(fractional: bool) -> str:
+    """What a rating is: a number of rating points (``fractional``), or a whole number."""
+    return "a number" if fractional else "a whole number"
 
 
 def _refuse_bad_rows(
@@ -168,33 +218,43 @@ def _refuse_bad_rows(
     Raises:
         InputDataError: a row breaks a rule.
     """
+    hits = _broken(frame, ragged, rules=rules)
+    if not hits.height:
+        return
+    lines = []
+    for shown in hits.head(SHOWN_ROWS).iter_slices(1):
+        line, error = _row_error(shown, frame.schema, path, rules=rules)
+        if hits.height == 1:
+            raise error
+        lines.append(line)
+    raise rows_not_valid("the list", hits.height, lines, path=path, hint=_HINT)
+
+
+def _broken(frame: pl.DataFrame, ragged: pl.Series | None, *, rules: list[tuple[str, pl.Expr, str]]) -> pl.DataFrame:
+    """The rows that break a rule, with the index of the first (-1: a ragged row) and a ragged row's reason."""
     is_ragged = pl.lit(ragged).is_not_null() if ragged is not None else pl.lit(False)
     first: Any = pl.when(is_ragged).then(-1)
     for index, (_, bad, _) in enumerate(rules):
         first = first.when(bad.fill_null(False)).then(index)
-    hits = frame.with_columns(
+    return frame.with_columns(
         first.otherwise(None).alias(w.FAILED),
         (pl.lit(ragged) if ragged is not None else pl.lit(None)).alias(w.RAGGED_REASON),
     ).filter(pl.col(w.FAILED).is_not_null())
-    if not hits.height:
-        return
-    hint = "fix the rating list; nothing was rated."
-    lines = []
-    for shown in hits.head(SHOWN_ROWS).iter_slices(1):
-        row, rule = int(shown[c.SOURCE_ROW][0]), int(shown[w.FAILED][0])
-        if rule < 0:  # a ragged row: its reason and hint were written by the reader
-            reason, _, ragged_hint = str(shown[w.RAGGED_REASON][0]).partition(" Hint: ")
-            if hits.height == 1:
-                raise InputDataError(reason, path=path, row=row, hint=ragged_hint or None)
-            lines.append(f"row {row}: {reason}")
-            continue
-        name, _, message = rules[rule]
-        value = shown.select(cell_text(frame.schema, name)).item()
-        reason = f"{value!r} {message}" if value is not None else f"empty cell: {message}"
-        if hits.height == 1:
-            raise InputDataError(reason, path=path, row=row, column=name, value=value, hint=hint)
-        lines.append(f"row {row}, column {name}: {reason}")
-    raise rows_not_valid("the list", hits.height, lines, path=path, hint=hint)
+
+
+def _row_error(
+    shown: pl.DataFrame, schema: pl.Schema, path: str, *, rules: list[tuple[str, pl.Expr, str]]
+) -> tuple[str, InputDataError]:
+    """One bad row's line among many, and its error when it is the only one."""
+    row, rule = int(shown[c.SOURCE_ROW][0]), int(shown[w.FAILED][0])
+    if rule < 0:  # a ragged row: its reason and hint were written by the reader
+        reason, _, ragged_hint = str(shown[w.RAGGED_REASON][0]).partition(" Hint: ")
+        return f"row {row}: {reason}", InputDataError(reason, path=path, row=row, hint=ragged_hint or None)
+    name, _, message = rules[rule]
+    value = shown.select(cell_text(schema, name)).item()
+    reason = f"{value!r} {message}" if value is not None else f"empty cell: {message}"
+    error = InputDataError(reason, path=path, row=row, column=name, value=value, hint=_HINT)
+    return f"row {row}, column {name}: {reason}", error
 
 
 def _date_out_of_range(frame: pl.DataFrame, name: str) -> Callable[[], pl.Expr]:
@@ -212,6 +272,23 @@ def _number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:
         if dtype == pl.String
         else pl.col(name).cast(pl.Float64, strict=False).fill_nan(None)  # NaN: pandas' missing value
     )
+
+
+def _thousands(frame: pl.DataFrame, name: str) -> pl.Expr:
+    """True where a text column's cell looks like a number with a thousands separator (never for a typed column)."""
+    if frame.schema[name] != pl.String:
+        return _never()
+    return text_column(frame.schema, name).str.contains(THOUSANDS_SEPARATED)
+
+
+def _bad_whole(frame: pl.DataFrame, name: str, out: pl.Expr) -> pl.Expr:
+    """True where a column's cell is no whole number, or ``out`` (out of the column's range)."""
+    return _bad_number(frame, name, False) | out
+
+
+def _outside(value: pl.Expr, low: int, high: int) -> pl.Expr:
+    """True where ``value`` is below ``low`` or above ``high``."""
+    return (value < low) | (value > high)
 
 
 def _bad_number(frame: pl.DataFrame, name: str, fractional: bool) -> pl.Expr:

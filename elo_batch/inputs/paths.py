@@ -38,36 +38,44 @@ def expand_paths(paths: list[str] | tuple[str, ...], *, exclude: tuple[str, ...]
         InputMissingError: a path does not exist, a folder cannot be listed, or a glob or folder holds
             no CSV or Parquet file.
     """
-    found: list[str] = []
     skip = [os.path.abspath(path) for path in exclude]
-
-    def wanted(path: str) -> bool:
-        full = os.path.abspath(path)
-        return not any(full == other or full.startswith(other + os.sep) for other in skip)
-
-    for given in paths:
-        if os.path.isdir(given):
-            inside = [path for path in _data_files(given) if wanted(path)]
-            if not inside:
-                raise InputMissingError(
-                    "folder holds no .csv or .parquet file",
-                    path=given,
-                    hint="name the files, or point at the folder that holds them.",
-                )
-            found.extend(inside)
-        elif os.path.exists(given):
-            found.append(given)
-        elif glob.has_magic(given):
-            matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p) and wanted(p))
-            if not matched:
-                raise InputMissingError("no file matches this pattern", path=given)
-            found.extend(matched)
-        else:
-            raise InputMissingError("no such file", path=given, hint="check the path; globs must be quoted.")
+    found = [path for given in paths for path in _expand_one(given, skip)]
     unique: dict[str, str] = {}
     for path in found:  # one file named twice (./g.csv and g.csv, a path and a glob) is read once
         unique.setdefault(os.path.realpath(path), path)
     return list(unique.values())
+
+
+def _expand_one(given: str, skip: list[str]) -> list[str]:
+    """The files one path, glob or folder names, in sorted order; none under ``skip`` (absolute paths)
+    from a folder or a glob.
+
+    Raises:
+        InputMissingError: as :func:`expand_paths`.
+    """
+    if os.path.isdir(given):
+        inside = [path for path in _data_files(given) if _wanted(path, skip)]
+        if not inside:
+            raise InputMissingError(
+                "folder holds no .csv or .parquet file",
+                path=given,
+                hint="name the files, or point at the folder that holds them.",
+            )
+        return inside
+    if os.path.exists(given):
+        return [given]
+    if glob.has_magic(given):
+        matched = sorted(p for p in glob.glob(given, recursive=True) if os.path.isfile(p) and _wanted(p, skip))
+        if not matched:
+            raise InputMissingError("no file matches this pattern", path=given)
+        return matched
+    raise InputMissingError("no such file", path=given, hint="check the path; globs must be quoted.")
+
+
+def _wanted(path: str, skip: list[str]) -> bool:
+    """Whether ``path`` is neither one of ``skip`` (absolute paths) nor inside one."""
+    full = os.path.abspath(path)
+    return not any(full == other or full.startswith(other + os.sep) for other in skip)
 
 
 def _data_files(folder: str) -> list[str]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import cast
 
 import polars as pl
 
@@ -37,9 +38,6 @@ from elo_batch.inputs.readers import (
     reading,
     scan_table,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 def load_games(
@@ -72,83 +70,97 @@ def load_games(
     """
     found = _expand(paths, exclude)
     stream = chunk_rows is not None and sum(_rows_to_stream(source) for source in found) > chunk_rows
-    plans: list[tuple[pl.LazyFrame, pl.LazyFrame]] = []  # canonical rows, rejected rows
-    checked: list[tuple[pl.DataFrame, pl.DataFrame]] = []
-    files: list[InputFile] = []
-    absent: set[str] | None = None
-    absent_by_file: list[set[str]] = []
-    offset = 0
-    streamed_bad: list[pl.DataFrame] = []
-    event_rows: list[pl.DataFrame] = []
+    checked: list[_FileRows] = []
     for source in found:
-        frame: pl.DataFrame | pl.LazyFrame
-        if stream:  # the plans read what they use
-            if isinstance(source, FrameInput):
-                frame, info = read_frame(source, trim=False, lazy=True)
-            else:
-                frame, info = scan_table(source, encoding=encoding, trim=False)
-        elif isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
-            frame, info = read_frame(source, trim=False, columns=GAME_COLUMNS)
-        else:  # the game columns only: a column nobody uses is never read
-            frame, info = read_table(source, encoding=encoding, trim=False, columns=GAME_COLUMNS)
-        files.append(note_ignored_columns(info))  # text trimmed by the checks, where needed
-        trimmed = info.encoding not in ("parquet", "frame")
-        caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
-        with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
-            good, bad, missing = check_file(frame, info.path, fractional_ratings, trimmed=trimmed, header=info.header)
-            good = good.with_columns((pl.col("row_key") + offset).alias("row_key"))
-            good, attributes = split_event_rows(good)
-            if stream:  # the rejected rows now, a pass over the file that decodes its rows
-                plans.append((good, bad))
-                streamed_bad.append(bad.collect(engine="streaming"))
-                event_rows += [attributes.collect(engine="streaming")] if attributes is not None else []
-            else:  # check the file now, and let its raw rows go
-                good_rows, bad_rows, *attribute_rows = pl.collect_all(
-                    [good, bad, *([] if attributes is None else [attributes])]
-                )
-                if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
-                    bad_rows = _whole_raw(bad_rows, source, encoding)
-                checked.append((good_rows, bad_rows))
-                event_rows += attribute_rows
-                del frame, good, bad, attributes  # the raw rows (the plans hold them): freed before the next file
-        absent = missing if absent is None else absent & missing
-        absent_by_file.append(missing)
-        offset += info.rows
+        offset = sum(one.info.rows for one in checked)  # the row keys of the files before it
+        checked.append(
+            _check_source(source, stream=stream, encoding=encoding, fractional=fractional_ratings, offset=offset)
+        )
+    return _games(checked, stream=stream)
+
+
+@dataclass(frozen=True)
+class _FileRows:
+    """One file's rows as checked: canonical rows (a plan when streamed), rejected rows, the canonical
+    columns it lacks, the event attributes its rows give."""
+
+    info: InputFile
+    good: pl.DataFrame | pl.LazyFrame
+    bad: pl.DataFrame
+    missing: set[str]
+    events: list[pl.DataFrame]
+
+
+def _read(
+    source: str | FrameInput, *, stream: bool, encoding: str | None
+) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
+    """A file's (or frame's) table: a plan when streamed (it reads what it uses), else the game columns in memory."""
+    if stream:  # the plans read what they use
+        if isinstance(source, FrameInput):
+            return read_frame(source, trim=False, lazy=True)
+        return scan_table(source, encoding=encoding, trim=False)
+    if isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
+        return read_frame(source, trim=False, columns=GAME_COLUMNS)
+    return read_table(source, encoding=encoding, trim=False, columns=GAME_COLUMNS)  # a column nobody uses is never read
+
+
+def _check_source(
+    source: str | FrameInput, *, stream: bool, encoding: str | None, fractional: bool, offset: int
+) -> _FileRows:
+    """One file (or frame) read and checked, its row keys after ``offset``; streamed, its rejected rows
+    found now (a pass over the file that decodes its rows), else all its rows (its raw rows let go)."""
+    frame, info = _read(source, stream=stream, encoding=encoding)
+    trimmed = info.encoding not in ("parquet", "frame")  # text trimmed by the checks, where needed
+    caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
+    with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
+        good, bad, missing = check_file(frame, info.path, fractional, trimmed=trimmed, header=info.header)
+        good, attributes = split_event_rows(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
+        if stream:
+            bad_rows = bad.collect(engine="streaming")
+            events = [attributes.collect(engine="streaming")] if attributes is not None else []
+            return _FileRows(info, good, bad_rows, missing, events)
+        good_rows, bad_rows, *events = pl.collect_all([good, bad, *([] if attributes is None else [attributes])])
+        if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+            bad_rows = _whole_raw(bad_rows, source, encoding)
+    return _FileRows(info, good_rows, bad_rows, missing, events)
+
+
+def _games(checked: list[_FileRows], *, stream: bool) -> GamesInput:
+    """The files' rows as one set: ids of one type, games entered twice marked, rejected rows in file order."""
+    id_types = _id_types([one.good.collect_schema() for one in checked], [one.missing for one in checked])
+    absent = frozenset(set.intersection(*[one.missing for one in checked]) if checked else ())
+    good, bad = [one.good.with_columns(id_types) for one in checked], [one.bad for one in checked]
+    rows: pl.DataFrame | pl.LazyFrame
+    if stream:
+        rows, bad_rows = pl.concat(cast(list[pl.LazyFrame], good)), pl.concat(bad)  # streamed: plans only
+    else:
+        rows = pl.concat(cast(list[pl.DataFrame], good)) if checked else pl.DataFrame(schema=CANONICAL_SCHEMA)
+        bad_rows = pl.concat(bad) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
+    rows, reused, period_rows = mark_duplicates(rows, absent)
+    rejected = (
+        pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+        if reused.height
+        else bad_rows
+    )
+    files = tuple(note_ignored_columns(one.info) for one in checked)
+    events = [frame for one in checked for frame in one.events]
+    return GamesInput(rows, rejected, files, period_rows, absent, pl.concat(events) if events else None)
+
+
+def _id_types(schemas: list[pl.Schema], absent: list[set[str]]) -> list[pl.Expr]:
+    """The casts of the files' ids to one type, given each file's schema and the columns it lacks."""
     # Integer ids stay integers only when every file has them; else all are text, as CSV gives them.
     # The same for game_ids, among the files that have them; without any game_id, they take the type
     # of the player ids (integer Parquet inputs give integer outputs, whatever the month's files).
-    schemas = [good.collect_schema() for good, _ in plans] if stream else [good.schema for good, _ in checked]
     integer_ids = all(schema[c.WHITE_ID] == pl.Int64 for schema in schemas)
-    has_game_ids = [c.GAME_ID not in missing for missing in absent_by_file]
+    has_game_ids = [c.GAME_ID not in missing for missing in absent]
     integer_games = all(
         schema[c.GAME_ID] == pl.Int64 for schema, has in zip(schemas, has_game_ids, strict=True) if has
     ) and (any(has_game_ids) or integer_ids)
-    id_types = [
+    return [
         pl.col(c.WHITE_ID, c.BLACK_ID).cast(pl.Int64 if integer_ids else pl.String),
         pl.col(c.GAME_ID).cast(pl.Int64 if integer_games else pl.String),
     ]
-    rows: pl.DataFrame | pl.LazyFrame
-    if stream:
-        rows = pl.concat([good.with_columns(id_types) for good, _ in plans])
-        bad_rows = pl.concat(streamed_bad)
-    else:
-        rows = (
-            pl.concat([good.with_columns(id_types) for good, _ in checked])
-            if checked
-            else pl.DataFrame(schema=CANONICAL_SCHEMA)
-        )
-        bad_rows = pl.concat([bad for _, bad in checked]) if checked else pl.DataFrame(schema=REJECTED_SCHEMA)
-    rows, reused, period_rows = mark_duplicates(rows, frozenset(absent or ()))
-    return GamesInput(
-        rows,
-        pl.concat([bad_rows, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
-        if reused.height
-        else bad_rows,
-        tuple(files),
-        period_rows,
-        frozenset(absent or ()),
-        pl.concat(event_rows) if event_rows else None,
-    )
 
 
 def split_event_rows(good: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
