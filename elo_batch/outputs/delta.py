@@ -298,14 +298,14 @@ def _roll_back(lake: Any, path: Path, name: str, *, period: str, manifest: dict[
     try:
         _commit_again(lake, path, period, files=files, marker=marker)
     except Exception as exc:
-        raise _not_read_back(path, period, named, exc) from exc
+        raise _not_read_back(path, period, named, exc=exc) from exc
     return (
         f"{path}: period {period} rolled back to version {named.get('version')}, as its manifest names "
         "(a run killed between commits)"
     )
 
 
-def _not_read_back(path: Path, period: str, named: dict[str, Any], exc: Exception) -> OutputError:
+def _not_read_back(path: Path, period: str, named: dict[str, Any], *, exc: Exception) -> OutputError:
     """The error for a rollback whose files, which the manifest names (``named``), cannot be committed anew."""
     return OutputError(
         f"period {period}: a run killed between its commits left rows that no manifest names, and the files "
