@@ -84,23 +84,33 @@ def console(argv: list[str] | None = None) -> int:
         print(STARTING, file=sys.stderr)
         return 130
     except typer.Abort as exc:
-        if isinstance(exc.__context__, KeyboardInterrupt):  # click's word for a Ctrl-C while it parses
-            print(STARTING, file=sys.stderr)
-            return 130
-        print("Aborted!", file=sys.stderr)
-        return 1
+        return _aborted(exc)
     except TyperException as exc:  # typer's usage errors (its own click's UsageError and kin)
-        code = int(getattr(exc, "exit_code", 2))
-        if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: nothing more to say
-            return code
-        message = _usage_message(exc)
-        if _json_logs_requested(args):
-            record = {"event": "error", "exit_code": code, "error": "UsageError", "message": message}
-            print(json.dumps(record), file=sys.stderr)
-        else:
-            print(f"elo-batch: error: {message}", file=sys.stderr)
-        return code
+        return _usage_error(exc, args)
     return status if isinstance(status, int) else 0
+
+
+def _aborted(exc: typer.Abort) -> int:
+    """Say why click aborted (a Ctrl-C while it parses, or its own abort); the exit status."""
+    if isinstance(exc.__context__, KeyboardInterrupt):  # click's word for a Ctrl-C while it parses
+        print(STARTING, file=sys.stderr)
+        return 130
+    print("Aborted!", file=sys.stderr)
+    return 1
+
+
+def _usage_error(exc: TyperException, args: list[str]) -> int:
+    """Report a usage error of typer (a JSON ``error`` event under ``--log-format json``); the exit status."""
+    code = int(getattr(exc, "exit_code", 2))
+    if type(exc).__name__ == "NoArgsIsHelpError":  # the help was shown: nothing more to say
+        return code
+    message = _usage_message(exc)
+    if _json_logs_requested(args):
+        record = {"event": "error", "exit_code": code, "error": "UsageError", "message": message}
+        print(json.dumps(record), file=sys.stderr)
+    else:
+        print(f"elo-batch: error: {message}", file=sys.stderr)
+    return code
 
 
 def _usage_message(exc: TyperException) -> str:

@@ -89,7 +89,15 @@ def render_tournament(result: TournamentResult) -> str:
         f" (700 rule: {result.n} games x K {result.k} > 700)" if result.k_used != result.k else ""
     )
     lines = [describe_rules(rules), f"Player {_rating(result.rating)}, {k}", ""]
-    lines.append(f"{'#':>3}{'opponent':>10}{'result':>8}{'D':>7}  {'expected':<16}{'K x (score - expected)':>24}")
+    lines += _tournament_games(result)
+    lines.append("")
+    lines += _tournament_totals(result)
+    return "\n".join(lines)
+
+
+def _tournament_games(result: TournamentResult) -> list[str]:
+    """The tournament's games as table lines: each game's contribution, K x (score - expected)."""
+    lines = [f"{'#':>3}{'opponent':>10}{'result':>8}{'D':>7}  {'expected':<16}{'K x (score - expected)':>24}"]
     for number, game in enumerate(result.games, start=1):
         if not game.counted:
             lines.append(f"{number:>3}{_rating(game.opponent_rating):>10}{'forfeit':>8}  not rated (FIDE B.02 5.1)")
@@ -97,22 +105,26 @@ def render_tournament(result: TournamentResult) -> str:
         d = _rating(game.rating_diff or 0) + ("*" if game.capped else "")
         lines.append(
             f"{number:>3}{_rating(game.opponent_rating):>10}{game.score:>8g}{d:>7}  "
-            f"{_expected(game, rules):<16}{_points(game.k_change or 0):>24}"
+            f"{_expected(game, result.rules):<16}{_points(game.k_change or 0):>24}"
         )
     if any(game.capped for game in result.games):
         lines.append("* D counted as 400 (400-point rule)")
-    lines.append("")
-    lines.append(f"Rated games {result.n}, score {result.score:g}, expected score {result.expected:.2f}")
+    return lines
+
+
+def _tournament_totals(result: TournamentResult) -> list[str]:
+    """The tournament's totals: games, score and expected score; the change rounded once; the performance."""
+    lines = [f"Rated games {result.n}, score {result.score:g}, expected score {result.expected:.2f}"]
     lines.append(
         f"Change {_change(result.change)}; new rating {_rating(result.change.new_rating)}"
-        + (" (below the floor: unrated on the next list)" if _below_floor(result.change, rules) else "")
+        + (" (below the floor: unrated on the next list)" if _below_floor(result.change, result.rules) else "")
     )
     if result.performance is not None:
         lines.append(
             f"Performance rating {result.performance} (opponents' average {result.opponents_average}, "
             f"{result.score / result.n * 100:.0f}%)"
         )
-    return "\n".join(lines)
+    return lines
 
 
 def _below_floor(change: Change, rules: RuleSet) -> bool:

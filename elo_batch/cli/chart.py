@@ -39,23 +39,11 @@ def plot_history(history: History) -> Any:
     Raises:
         UsageError: matplotlib is not installed.
     """
-    try:
-        import matplotlib.dates as mdates
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-    except ImportError as exc:
-        raise UsageError(
-            "the chart needs matplotlib", hint="install elo-batch with charts: pip install 'elo-batch[chart]'."
-        ) from exc
+    mdates, FigureCanvasAgg, Figure, MaxNLocator = _matplotlib()
     figure = Figure(figsize=(8, 4.5), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
-    values = [math.nan if r is None else r for r in history.ratings]
-    axes.plot(list(history.lists), values, marker="o", color="#1f4e79")  # type: ignore[arg-type]
-    for when, rating, label in zip(history.lists, history.ratings, history.labels, strict=True):
-        if rating is not None and label:
-            axes.annotate(label, (when, rating), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
+    _plot_points(axes, history)
     span = (history.lists[-1].year - history.lists[0].year) * 12 + history.lists[-1].month - history.lists[0].month
     axes.xaxis.set_major_locator(mdates.MonthLocator(interval=max(1, math.ceil((span + 1) / 12))))
     axes.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m"))
@@ -68,6 +56,29 @@ def plot_history(history: History) -> Any:
     figure.autofmt_xdate()
     figure.tight_layout()
     return figure
+
+
+def _matplotlib() -> tuple[Any, Any, Any, Any]:
+    """matplotlib's ``dates`` module, Agg canvas, ``Figure`` and ``MaxNLocator``; a UsageError without it."""
+    try:
+        import matplotlib.dates as mdates
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
+    except ImportError as exc:
+        raise UsageError(
+            "the chart needs matplotlib", hint="install elo-batch with charts: pip install 'elo-batch[chart]'."
+        ) from exc
+    return mdates, FigureCanvasAgg, Figure, MaxNLocator
+
+
+def _plot_points(axes: Any, history: History) -> None:
+    """One point per list (no rating: a gap), each annotated with the change that produced it."""
+    values = [math.nan if r is None else r for r in history.ratings]
+    axes.plot(list(history.lists), values, marker="o", color="#1f4e79")
+    for when, rating, label in zip(history.lists, history.ratings, history.labels, strict=True):
+        if rating is not None and label:
+            axes.annotate(label, (when, rating), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
 
 
 def write_chart(out: str, player: str, png: str) -> tuple[History, Any]:

@@ -169,20 +169,25 @@ def _guarded(work: Callable[[], int | None], log_format: LogFormat, stop: Stop) 
     except BaseException as exc:  # a fault of elo-batch: an Exception, or a polars panic (a BaseException)
         if not isinstance(exc, Exception) and not _polars_panic(exc):
             raise
-        if stop.signum is not None:
-            _stopped(type(stopping(stop.signum)), log_format)
-        if os.environ.get("ELO_BATCH_DEBUG"):
-            traceback.print_exc()
-        fail(
-            InternalError(
-                f"internal error: {type(exc).__name__}: {exc}",
-                hint="this is a bug in elo-batch; set ELO_BATCH_DEBUG=1 for the traceback and report it.",
-            ),
-            log_format,
-        )
+        _fault(exc, log_format, stop)
     if stop.signum is not None:  # a signal whose raise was dropped after the last commit
         _stopped(type(stopping(stop.signum)), log_format)
     return code
+
+
+def _fault(exc: BaseException, log_format: LogFormat, stop: Stop) -> NoReturn:
+    """Exit for a fault of elo-batch being handled: as stopped when a signal came first, else as an internal error."""
+    if stop.signum is not None:
+        _stopped(type(stopping(stop.signum)), log_format)
+    if os.environ.get("ELO_BATCH_DEBUG"):
+        traceback.print_exc()
+    fail(
+        InternalError(
+            f"internal error: {type(exc).__name__}: {exc}",
+            hint="this is a bug in elo-batch; set ELO_BATCH_DEBUG=1 for the traceback and report it.",
+        ),
+        log_format,
+    )
 
 
 def _stopped(kind: type[BaseException], log_format: LogFormat) -> NoReturn:

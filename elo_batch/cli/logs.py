@@ -30,27 +30,39 @@ def _reconciliation(counts: Counts, written: bool) -> str:
 
 
 def log_period(summary: PeriodSummary, log_format: LogFormat) -> None:
+    """Print one period's summary on stderr: a JSON ``period_written`` (or ``period_checked``) event, or text."""
+    if log_format is LogFormat.json:
+        print(json.dumps(_period_record(summary)), file=sys.stderr)
+        return
+    _print_period(summary)
+
+
+def _period_record(summary: PeriodSummary) -> dict[str, object]:
+    """A period's summary as its JSON event."""
     counts = summary.counts
     written = bool(summary.outputs)
-    if log_format is LogFormat.json:
-        record = {
-            "event": "period_written" if written else "period_checked",
-            "period": summary.period,
-            "rule_set": summary.rule_set,
-            "counts": counts.__dict__,
-            "reconciles": counts.reconciles(),
-            "players": summary.players,
-            "bands": summary.bands,
-            "warnings": [render_text(warning, FLAGS) for warning in summary.warnings],
-            "outputs": summary.outputs,
-            "rejected_reasons": [
-                {"column": column, "reason": reason, "rows": rows} for column, reason, rows in summary.rejected_reasons
-            ],
-            "rejected_more_reasons": summary.rejected_more_reasons,
-            "rejected_command": list_command(summary) if written and counts.rejected else None,
-        }
-        print(json.dumps(record), file=sys.stderr)
-        return
+    return {
+        "event": "period_written" if written else "period_checked",
+        "period": summary.period,
+        "rule_set": summary.rule_set,
+        "counts": counts.__dict__,
+        "reconciles": counts.reconciles(),
+        "players": summary.players,
+        "bands": summary.bands,
+        "warnings": [render_text(warning, FLAGS) for warning in summary.warnings],
+        "outputs": summary.outputs,
+        "rejected_reasons": [
+            {"column": column, "reason": reason, "rows": rows} for column, reason, rows in summary.rejected_reasons
+        ],
+        "rejected_more_reasons": summary.rejected_more_reasons,
+        "rejected_command": list_command(summary) if written and counts.rejected else None,
+    }
+
+
+def _print_period(summary: PeriodSummary) -> None:
+    """A period's summary as text lines: its counts and players, its warnings, where it was written."""
+    counts = summary.counts
+    written = bool(summary.outputs)
     players = ", ".join(f"{n} {status}" for status, n in summary.players.items()) or "no players"
     bands = f"; bands: {summary.bands['up']} up, {summary.bands['down']} down" if summary.players else ""
     print(
@@ -81,12 +93,17 @@ def _log_rejected(summary: PeriodSummary) -> None:
         )
     else:
         print(f"  rejected: {counts.rejected} row(s), in {where}; by reason:", file=sys.stderr)
+    _print_reasons(summary)
+    print(f"  list them: {list_command(summary)}", file=sys.stderr)
+
+
+def _print_reasons(summary: PeriodSummary) -> None:
+    """The reasons a period's rows were rejected, with their counts, one a line."""
     for column, reason, count in summary.rejected_reasons:
         print(f"    {count} x {column}: {reason}" if column else f"    {count} x {reason}", file=sys.stderr)
     if summary.rejected_more_reasons:
         more = summary.rejected_more_reasons
         print(f"    and {more} more reason{'s' if more > 1 else ''}", file=sys.stderr)
-    print(f"  list them: {list_command(summary)}", file=sys.stderr)
 
 
 def list_command(summary: PeriodSummary) -> str:
@@ -114,6 +131,21 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
     """Print a validation report (rejected rows on stdout, counts on stderr); the exit code."""
     rejected = report.rejected.height
     code = 65 if rejected else 0
+    _print_rejected_rows(report, log_format)
+    for summary in report.periods:
+        log_period(summary, log_format)
+    if log_format is LogFormat.json:
+        print(json.dumps(_validated_record(report, code)), file=sys.stderr)
+        return code
+    if not report.periods:
+        _print_usable(report)
+    verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
+    print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
+    return code
+
+
+def _print_rejected_rows(report: ValidationReport, log_format: LogFormat) -> None:
+    """The rejected rows on stdout: JSON ``rejected`` events, or ``file, row N, column C: reason`` lines."""
     for row in report.rejected.iter_rows(named=True):
         if log_format is LogFormat.json:
             print(json.dumps({"event": "rejected", **{k: row[k] for k in REJECTED_FIELDS}}))
@@ -128,31 +160,30 @@ def log_validation(report: ValidationReport, log_format: LogFormat) -> int:
                 if part
             )
             print(f"{where}: {row[c.REASON]}")
-    for summary in report.periods:
-        log_period(summary, log_format)
+
+
+def _validated_record(report: ValidationReport, code: int) -> dict[str, object]:
+    """A validation's counts as its JSON ``validated`` event."""
+    return {
+        "event": "validated",
+        "rows_read": report.rows_read,
+        "rejected": report.rejected.height,
+        "usable_by_period": report.usable_by_period,
+        "warnings": [render_text(warning, FLAGS) for warning in report.warnings],
+        "exit_code": code,
+    }
+
+
+def _print_usable(report: ValidationReport) -> None:
+    """A validation's rows as text when no period was checked: read, usable by period, rejected; its warnings."""
     usable = sum(report.usable_by_period.values())
-    if log_format is LogFormat.json:
-        record = {
-            "event": "validated",
-            "rows_read": report.rows_read,
-            "rejected": rejected,
-            "usable_by_period": report.usable_by_period,
-            "warnings": [render_text(warning, FLAGS) for warning in report.warnings],
-            "exit_code": code,
-        }
-        print(json.dumps(record), file=sys.stderr)
-        return code
-    if not report.periods:
-        by_period = ", ".join(f"{period}: {n}" for period, n in report.usable_by_period.items())
-        print(
-            f"{report.rows_read} rows read = {usable} usable ({by_period or 'none'}) + {rejected} rejected",
-            file=sys.stderr,
-        )
-        for warning in report.warnings:
-            print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
-    verdict = f"{rejected} row(s) rejected (listed on stdout)" if rejected else "no row rejected"
-    print(f"elo-batch: {verdict}; nothing was written", file=sys.stderr)
-    return code
+    by_period = ", ".join(f"{period}: {n}" for period, n in report.usable_by_period.items())
+    print(
+        f"{report.rows_read} rows read = {usable} usable ({by_period or 'none'}) + {report.rejected.height} rejected",
+        file=sys.stderr,
+    )
+    for warning in report.warnings:
+        print(f"  warning: {render_text(warning, FLAGS)}", file=sys.stderr)
 
 
 REJECTED_FIELDS = (c.PERIOD, c.SOURCE_FILE, c.SOURCE_ROW, c.COLUMN, c.VALUE, c.REASON)

@@ -61,26 +61,31 @@ def check_members(members: list[zipfile.ZipInfo], path: str, limits: Limits) -> 
             ``max_inflated`` bytes together (exit 65).
     """
     for info in members:
-        if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise InputDataError(
-                f"member {info.filename!r} is compressed with method {info.compress_type}, not deflate",
-                path=path,
-                hint=limits.method_hint,
-            )
-        ratio = info.file_size / max(info.compress_size, 1)
-        if info.file_size > limits.ratio_from and ratio > limits.max_ratio:
-            raise InputDataError(
-                f"member {info.filename!r} would inflate from {size(info.compress_size)} to "
-                f"{size(info.file_size)} ({ratio:.0f} times; {limits.text} compresses at most about "
-                f"{limits.max_ratio} times)",
-                path=path,
-                hint=limits.hint,
-            )
+        _check_member(info, path, limits)
     total = sum(info.file_size for info in members)
     if total > limits.max_inflated:
         raise InputDataError(
             f"the archive's {limits.members} would inflate to {size(total)}, more than the "
             f"{size(limits.max_inflated)} an archive may hold",
+            path=path,
+            hint=limits.hint,
+        )
+
+
+def _check_member(info: zipfile.ZipInfo, path: str, limits: Limits) -> None:
+    """Refuse one member compressed otherwise than deflate (or stored), or that would inflate too much."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise InputDataError(
+            f"member {info.filename!r} is compressed with method {info.compress_type}, not deflate",
+            path=path,
+            hint=limits.method_hint,
+        )
+    ratio = info.file_size / max(info.compress_size, 1)
+    if info.file_size > limits.ratio_from and ratio > limits.max_ratio:
+        raise InputDataError(
+            f"member {info.filename!r} would inflate from {size(info.compress_size)} to "
+            f"{size(info.file_size)} ({ratio:.0f} times; {limits.text} compresses at most about "
+            f"{limits.max_ratio} times)",
             path=path,
             hint=limits.hint,
         )

@@ -239,22 +239,7 @@ def _txt_fields(
             path=source,
             hint="FIDE's TXT lists start with 'ID Number      Name ...'; give the file as downloaded.",
         )
-    kind: str
-    if "srtng" in spelled:
-        kind = list_kind or "standard"
-        rating, games, k = _TXT_COMBINED[kind]
-        words = "TXT combined list"
-    else:
-        month = [label for label in spelled if _MONTH.match(label)]
-        if len(month) != 1:
-            raise InputDataError(
-                "the header names no rating column (SRtng for the combined list, the month such as OCT26 for "
-                f"one list): {header.strip()!r}",
-                path=source,
-                hint="give one of FIDE's TXT lists as downloaded.",
-            )
-        kind, (rating, games, k) = _single_kind(name, list_kind), (month[0], "gms", "k")
-        words = "TXT list"
+    kind, (rating, games, k), words = _txt_list(spelled, header, source, name=name, list_kind=list_kind)
     if rating not in spelled:
         raise InputDataError(f"the combined list has no {rating} column", path=source)
     wanted = {
@@ -266,6 +251,25 @@ def _txt_fields(
     }
     fields = {spelled[label]: raw for label, raw in wanted.items() if label in spelled}
     return fields, kind, f"{words} ({' '.join(spelled[c] for c in (rating, games, k) if c in spelled)})"
+
+
+def _txt_list(
+    spelled: dict[str, str], header: str, source: str, *, name: str, list_kind: Kind | None
+) -> tuple[str, tuple[str, str, str], str]:
+    """(the list taken, its rating, games and K columns as lower-case labels, the layout's words) from the
+    header's labels (lower case -> as spelled): the combined list by its SRtng, else one list by its month."""
+    if "srtng" in spelled:
+        kind = list_kind or "standard"
+        return kind, _TXT_COMBINED[kind], "TXT combined list"
+    month = [label for label in spelled if _MONTH.match(label)]
+    if len(month) != 1:
+        raise InputDataError(
+            "the header names no rating column (SRtng for the combined list, the month such as OCT26 for "
+            f"one list): {header.strip()!r}",
+            path=source,
+            hint="give one of FIDE's TXT lists as downloaded.",
+        )
+    return _single_kind(name, list_kind), (month[0], "gms", "k"), "TXT list"
 
 
 # --- XML -------------------------------------------------------------------------------------------

@@ -60,28 +60,55 @@ def line_batches(
     first = next(chunks, b"").removeprefix(codecs.BOM_UTF8)
     header_bytes, _, rest = first.partition(b"\n")
     decode = _Decoder(source)
-    header = decode(header_bytes, 1).rstrip()
+    columns = _header_columns(decode(header_bytes, 1).rstrip(), layout)
+    row = 1
+    for piece in itertools.chain([rest] if rest else [], chunks):
+        lines = _lines(decode(piece, row + 1), row)
+        row += lines.height
+        empty = pl.col("line").str.strip_chars() == ""
+        stats.blank_lines += lines.filter(empty).height
+        for batch in lines.filter(~empty).iter_slices(BATCH_LINES):
+            yield columns.cut(batch, stats)
+
+
+def _lines(chunk: str, row: int) -> pl.DataFrame:
+    """A chunk's lines (``line``, without the line break) and their rows (``__row``, from ``row``)."""
+    lines = pl.DataFrame({"line": [chunk.removesuffix("\n")]}).select(pl.col("line").str.split("\n"))
+    return lines.explode("line").select(
+        (pl.int_range(pl.len()) + row).alias(w.LIST_ROW), pl.col("line").str.strip_chars_end("\r")
+    )
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """Where the kept columns lie on a line: each one's span (by its header label) and the name it is
+    given, where the overflowing column starts, and the header's width."""
+
+    spans: dict[str, tuple[int, int | None]]
+    kept: dict[str, str]
+    overflowing: int
+    width: int
+
+    def cut(self, batch: pl.DataFrame, stats: TxtStats) -> pl.DataFrame:
+        """The kept columns of a batch of lines (text, stripped); its lines longer than the header counted."""
+        long = batch.filter(pl.col("line").str.len_chars() > self.width).height
+        stats.long_lines += long
+        width = self.width if long else None
+        cut = [
+            _cut(*self.spans[label], self.overflowing, width=width).str.strip_chars().alias(self.kept[label])
+            for label in self.kept
+        ]
+        return batch.select(w.LIST_ROW, *cut)
+
+
+def _header_columns(header: str, layout: Callable[[list[str], str], dict[str, str]]) -> _Columns:
+    """The columns of the header's names, those kept as ``layout`` tells."""
     names = [(m.group(), m.start()) for m in re.finditer(r"ID Number|\S+", header, re.IGNORECASE)]
     kept = layout([label for label, _ in names], header)
     ends: list[int | None] = [start for _, start in names[1:]] + [None]  # the last column: to the line's end
     spans = {label: (start, end) for (label, start), end in zip(names, ends, strict=True)}
     overflowing = next((start for label, start in names if label.lower() == OVERFLOWING), len(header))
-    row = 1
-    for piece in itertools.chain([rest] if rest else [], chunks):
-        chunk = decode(piece, row + 1)
-        lines = pl.DataFrame({"line": [chunk.removesuffix("\n")]}).select(pl.col("line").str.split("\n"))
-        lines = lines.explode("line").select(
-            (pl.int_range(pl.len()) + row).alias(w.LIST_ROW), pl.col("line").str.strip_chars_end("\r")
-        )
-        row += lines.height
-        empty = pl.col("line").str.strip_chars() == ""
-        stats.blank_lines += lines.filter(empty).height
-        for batch in lines.filter(~empty).iter_slices(BATCH_LINES):
-            long = batch.filter(pl.col("line").str.len_chars() > len(header)).height
-            stats.long_lines += long
-            width = len(header) if long else None
-            cut = [_cut(*spans[label], overflowing, width=width).str.strip_chars().alias(kept[label]) for label in kept]
-            yield batch.select(w.LIST_ROW, *cut)
+    return _Columns(spans=spans, kept=kept, overflowing=overflowing, width=len(header))
 
 
 def _cut(start: int, end: int | None, overflowing: int, *, width: int | None) -> pl.Expr:
@@ -107,28 +134,30 @@ class _Decoder:
 
     def __call__(self, data: bytes, line: int) -> str:
         """``data`` as text; ``line``: the number of its first line, for messages."""
-        if data.isascii():
-            text = data.decode("ascii")
-        else:
-            for encoding in [self.encoding] if self.encoding else ["utf-8", "cp1252"]:
-                try:
-                    text, self.encoding = data.decode(encoding), encoding
-                    break
-                except UnicodeDecodeError as exc:
-                    error = exc
-            else:
-                at = line + data.count(b"\n", 0, error.start)
-                where = f"byte 0x{data[error.start]:02X} on line {at}"
-                raise InputDataError(
-                    f"{where} is not {self.encoding} as the lines before it are"
-                    if self.encoding
-                    else f"{where} is not UTF-8 or Windows-1252 text",
-                    path=self.source,
-                    hint="give the list as FIDE published it (ASCII text).",
-                )
+        text = data.decode("ascii") if data.isascii() else self._decoded(data, line)
         if "\x00" in text:
             at = line + text.count("\n", 0, text.index("\x00"))
             raise InputDataError(f"line {at} holds a NUL character: the file is not text", path=self.source)
+        return text
+
+    def _decoded(self, data: bytes, line: int) -> str:
+        """``data``, not ASCII, as text: in the file's encoding once one is taken, else UTF-8 or Windows-1252."""
+        for encoding in [self.encoding] if self.encoding else ["utf-8", "cp1252"]:
+            try:
+                text, self.encoding = data.decode(encoding), encoding
+                break
+            except UnicodeDecodeError as exc:
+                error = exc
+        else:
+            at = line + data.count(b"\n", 0, error.start)
+            where = f"byte 0x{data[error.start]:02X} on line {at}"
+            raise InputDataError(
+                f"{where} is not {self.encoding} as the lines before it are"
+                if self.encoding
+                else f"{where} is not UTF-8 or Windows-1252 text",
+                path=self.source,
+                hint="give the list as FIDE published it (ASCII text).",
+            )
         return text
 
 

@@ -60,40 +60,58 @@ class BadValues:
 def typed_columns(raw: pl.DataFrame, bad: BadValues) -> pl.DataFrame:
     """The written columns of a batch of players (raw text fields); values that are no number noted in ``bad``."""
     numbers = [name for name in NUMBERS if name in raw.columns]
-    value = {name: pl.col(name).cast(pl.Int64, strict=False) for name in numbers}
-
-    def fault(name: str) -> pl.Expr:
-        wrong = ~pl.col(name).str.contains(r"^[0-9]{1,18}$")
-        if name != "id":
-            wrong = wrong & (pl.col(name) != "")
-        limit = NUMBERS[name][0]
-        return pl.when(wrong | ((value[name] > limit) if limit else pl.lit(False))).then(pl.lit(name))
-
     if numbers:
-        field = pl.coalesce(fault(name) for name in numbers)
-        found = raw.with_columns(field.alias(w.BAD_FIELD)).filter(pl.col(w.BAD_FIELD).is_not_null())
-        if found.height:
-            cell = pl.coalesce(pl.when(pl.col(w.BAD_FIELD) == name).then(pl.col(name)) for name in numbers)
-            bad.add(found.select(w.LIST_ROW, w.BAD_FIELD, cell.alias(w.BAD_VALUE)))
+        _note_faults(raw, numbers, bad)
+    return _written_columns(raw, numbers)
 
-    def number(name: str) -> pl.Expr:
-        return pl.when(value[name] != 0).then(value[name]) if name in numbers else pl.lit(None, pl.Int64)
 
-    def text(name: str) -> pl.Expr:
-        return pl.when(pl.col(name) != "").then(pl.col(name)) if name in raw.columns else pl.lit(None, pl.String)
+def _value(name: str) -> pl.Expr:
+    """A raw field as a number (``Int64``); null where it is none."""
+    return pl.col(name).cast(pl.Int64, strict=False)
 
-    flag = text("flag").str.to_lowercase()
-    birth = number("byear")
+
+def _fault(name: str) -> pl.Expr:
+    """The field's name where its value is no number of its kind (or over its limit), else null."""
+    wrong = ~pl.col(name).str.contains(r"^[0-9]{1,18}$")
+    if name != "id":
+        wrong = wrong & (pl.col(name) != "")
+    limit = NUMBERS[name][0]
+    return pl.when(wrong | ((_value(name) > limit) if limit else pl.lit(False))).then(pl.lit(name))
+
+
+def _note_faults(raw: pl.DataFrame, numbers: list[str], bad: BadValues) -> None:
+    """Note in ``bad`` each row whose number fields (``numbers``) hold a value that is no number: its first."""
+    field = pl.coalesce(_fault(name) for name in numbers)
+    found = raw.with_columns(field.alias(w.BAD_FIELD)).filter(pl.col(w.BAD_FIELD).is_not_null())
+    if found.height:
+        cell = pl.coalesce(pl.when(pl.col(w.BAD_FIELD) == name).then(pl.col(name)) for name in numbers)
+        bad.add(found.select(w.LIST_ROW, w.BAD_FIELD, cell.alias(w.BAD_VALUE)))
+
+
+def _number(name: str, numbers: list[str]) -> pl.Expr:
+    """A number field, null where it is 0 or the list has no such field."""
+    return pl.when(_value(name) != 0).then(_value(name)) if name in numbers else pl.lit(None, pl.Int64)
+
+
+def _text(name: str, columns: list[str]) -> pl.Expr:
+    """A text field, null where it is empty or the list has no such field."""
+    return pl.when(pl.col(name) != "").then(pl.col(name)) if name in columns else pl.lit(None, pl.String)
+
+
+def _written_columns(raw: pl.DataFrame, numbers: list[str]) -> pl.DataFrame:
+    """The written columns of the raw text fields (``numbers``: the number fields the list has)."""
+    flag = _text("flag", raw.columns).str.to_lowercase()
+    birth = _number("byear", numbers)
     return raw.select(
         w.LIST_ROW,
-        (value["id"] if "id" in numbers else pl.lit(None, pl.Int64)).alias("player_id"),
-        number("rating").alias("rating"),
-        number("k").alias("k"),
+        (_value("id") if "id" in numbers else pl.lit(None, pl.Int64)).alias("player_id"),
+        _number("rating", numbers).alias("rating"),
+        _number("k", numbers).alias("k"),
         pl.when(birth >= MIN_BIRTH_YEAR).then(birth).alias("birth_year"),
-        *[text(field).alias(name) for name, field in TEXTS.items()],
-        (value["games"] if "games" in numbers else pl.lit(None, pl.Int64)).alias("fide_games"),
+        *[_text(field, raw.columns).alias(name) for name, field in TEXTS.items()],
+        (_value("games") if "games" in numbers else pl.lit(None, pl.Int64)).alias("fide_games"),
         flag.alias("flag"),
         flag.str.contains("i").fill_null(False).alias("inactive"),
-        *([number("standard").alias("standard_rating")] if "standard" in numbers else []),
+        *([_number("standard", numbers).alias("standard_rating")] if "standard" in numbers else []),
         (birth < MIN_BIRTH_YEAR).fill_null(False).alias(w.OLD_BIRTH),
     )

@@ -59,37 +59,13 @@ def player_batches(
             message names its line).
     """
 
-    def line() -> int:
-        return int(expat.CurrentLineNumber)
-
-    players = _Players(source, frozenset(tags), line)
+    players = _Players(source, frozenset(tags), lambda: int(expat.CurrentLineNumber))
     parser = DefusedXMLParser(target=players, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     expat = parser.parser  # its DTD, entity and external reference handlers refuse; ours take the elements
     expat.StartElementHandler, expat.EndElementHandler = players.start, players.end
     expat.CharacterDataHandler = players.data  # (direct: ElementTree's adaptor per event doubles the time)
-    kept: dict[str, str] = {}
-    data, fed, batched = head or handle.read(READ_BYTES), 0, 0
     try:
-        while data:
-            parser.feed(data)
-            fed += len(data)
-            if fed - expat.CurrentByteIndex > MAX_STALL:  # expat holds the bytes of a token not ended
-                raise InputDataError(
-                    f"no element starts or ends in {size(MAX_STALL)} of XML (from line {line()}): a "
-                    "comment, tag or declaration that long is not FIDE's list",
-                    path=source,
-                    hint=_HINT,
-                )
-            data = handle.read(READ_BYTES)
-            if not data:
-                parser.close()
-            while players.rows and (not data or len(players.rows) >= BATCH or fed - batched >= BATCH_BYTES):
-                rows, batched = players.rows[:BATCH], fed
-                del players.rows[:BATCH]
-                if not kept:  # the first player tells the layout
-                    kept = layout(set(rows[0]))
-                yield _frame(rows, kept, players.done)
-                players.done += len(rows)
+        yield from _batches(_feeds(parser, head, handle, source=source), players, layout)
     except ElementTree.ParseError as exc:
         at, column = exc.position
         raise InputDataError(
@@ -98,12 +74,53 @@ def player_batches(
             hint=_HINT + " An interrupted download ends mid-file.",
         ) from exc
     except defusedxml.DefusedXmlException as exc:
-        raise InputDataError(
-            f"the XML declares a DOCTYPE or entities (line {line()}), which FIDE's list never does; "
-            "refused before anything in it is read",
-            path=source,
-            hint=_HINT,
+        raise _refused(
+            f"the XML declares a DOCTYPE or entities (line {int(expat.CurrentLineNumber)}), which FIDE's list "
+            "never does; refused before anything in it is read",
+            source,
         ) from exc
+
+
+def _feeds(parser: DefusedXMLParser, head: bytes, handle: IO[bytes], *, source: str) -> Iterator[tuple[int, bool]]:
+    """Feeds the parser the file :data:`READ_BYTES` at a time, and closes it after the last; after each
+    feed, the bytes fed so far and whether that feed was the last."""
+    expat = parser.parser
+    data, fed = head or handle.read(READ_BYTES), 0
+    while data:
+        parser.feed(data)
+        fed += len(data)
+        if fed - expat.CurrentByteIndex > MAX_STALL:  # expat holds the bytes of a token not ended
+            raise _refused(
+                f"no element starts or ends in {size(MAX_STALL)} of XML (from line {int(expat.CurrentLineNumber)}): "
+                "a comment, tag or declaration that long is not FIDE's list",
+                source,
+            )
+        data = handle.read(READ_BYTES)
+        if not data:
+            parser.close()
+        yield fed, not data
+
+
+def _batches(
+    feeds: Iterator[tuple[int, bool]], players: _Players, layout: Callable[[set[str]], dict[str, str]]
+) -> Iterator[pl.DataFrame]:
+    """The players parsed as frames (:func:`_frame`), a batch after a feed once :data:`BATCH` players or
+    :data:`BATCH_BYTES` bytes are there, and the rest after the last feed."""
+    kept: dict[str, str] = {}
+    batched = 0
+    for fed, last in feeds:
+        while players.rows and (last or len(players.rows) >= BATCH or fed - batched >= BATCH_BYTES):
+            rows, batched = players.rows[:BATCH], fed
+            del players.rows[:BATCH]
+            if not kept:  # the first player tells the layout
+                kept = layout(set(rows[0]))
+            yield _frame(rows, kept, players.done)
+            players.done += len(rows)
+
+
+def _refused(message: str, source: str) -> InputDataError:
+    """The error for XML that is not FIDE's list."""
+    return InputDataError(message, path=source, hint=_HINT)
 
 
 class _Players:
@@ -126,13 +143,9 @@ class _Players:
             elif depth == 2:
                 player = {} if name == "player" else None
             elif depth == 1 and name != "playerslist":
-                raise InputDataError(f"the XML's root is <{name}>, not FIDE's <playerslist>", path=source, hint=_HINT)
+                raise _refused(f"the XML's root is <{name}>, not FIDE's <playerslist>", source)
             elif depth > MAX_DEPTH:
-                raise InputDataError(
-                    f"elements nested more than {MAX_DEPTH} deep at line {line()}: not FIDE's list",
-                    path=source,
-                    hint=_HINT,
-                )
+                raise _refused(f"elements nested more than {MAX_DEPTH} deep at line {line()}: not FIDE's list", source)
             else:
                 tag = None  # an element within a player's element: its text is not the player's
 
@@ -142,11 +155,10 @@ class _Players:
                 return  # text between elements (or in unknown ones): not kept
             length += len(chunk)
             if length > MAX_TEXT:
-                raise InputDataError(
+                raise _refused(
                     f"player {self.done + len(rows) + 1}: its <{tag}> is longer than {MAX_TEXT:,} characters "
                     f"(line {line()})",
-                    path=source,
-                    hint=_HINT,
+                    source,
                 )
             text.append(chunk)
 

@@ -193,38 +193,61 @@ def _batches(paths: list[str] | tuple[str, ...], sources: list[str]) -> Iterator
     columns); each source's label is appended to ``sources`` as it is opened."""
     for label, path, binary in pgnsource.sources(paths):
         sources.append(label)
-        number = tagged = chars = 0
-        columns = _empty_columns()
+        batch = _Batch(label)
         try:
-            handle = pgnsource.text(binary, label)
-            while True:
-                handle.next_game()
-                game = chess.pgn.read_game(handle, Visitor=_TagsAndPlies)
-                if game is None:
-                    break
-                tags, plies, movetext_result, has_tags = game
-                number += 1
-                tagged += has_tags
-                chars += sum(len(tags[tag]) for tag in _TAGS if tag in tags)
-                columns["source"].append(label)
-                columns["number"].append(number)
-                for tag in _TAGS:
-                    columns[tag].append(tags.get(tag))
-                columns["plies"].append(plies)
-                columns["movetext"].append(movetext_result)
-                if len(columns["source"]) == BATCH_GAMES or chars > BATCH_CHARS:
-                    yield _to_games(_raw_frame(columns))
-                    columns, chars = _empty_columns(), 0
+            handle = pgnsource.text(binary, label)  # held until sources() closes the stream
+            for game in _games(handle):
+                if batch.add(game):
+                    yield batch.take()
         except (zipfile.BadZipFile, zlib.error, EOFError) as exc:  # a member's data is damaged
             raise InputDataError(f"not a readable zip archive ({exc})", path=path) from exc
         except OSError as exc:
             raise unreadable(exc, path) from exc
-        if tagged == 0:
+        if batch.tagged == 0:
             raise InputDataError(
                 "no PGN game found", path=label, hint='a PGN game starts with tag pairs such as [Event "..."].'
             )
-        if columns["source"]:
-            yield _to_games(_raw_frame(columns))
+        if batch.columns["source"]:
+            yield batch.take()
+
+
+def _games(handle: pgnsource.GameText) -> Iterator[tuple[chess.pgn.Headers, int, str | None, bool]]:
+    """The games of one source's text, as :class:`_TagsAndPlies` keeps them."""
+    while True:
+        handle.next_game()
+        game = chess.pgn.read_game(handle, Visitor=_TagsAndPlies)
+        if game is None:
+            return
+        yield game
+
+
+class _Batch:
+    """The raw tag columns (:func:`_empty_columns`) of one source's games, a batch at a time."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.number = self.tagged = self.chars = 0
+        self.columns = _empty_columns()
+
+    def add(self, game: tuple[chess.pgn.Headers, int, str | None, bool]) -> bool:
+        """Adds one game; True when the batch is full (:data:`BATCH_GAMES` games or :data:`BATCH_CHARS`)."""
+        tags, plies, movetext_result, has_tags = game
+        self.number += 1
+        self.tagged += has_tags
+        self.chars += sum(len(tags[tag]) for tag in _TAGS if tag in tags)
+        self.columns["source"].append(self.label)
+        self.columns["number"].append(self.number)
+        for tag in _TAGS:
+            self.columns[tag].append(tags.get(tag))
+        self.columns["plies"].append(plies)
+        self.columns["movetext"].append(movetext_result)
+        return len(self.columns["source"]) == BATCH_GAMES or self.chars > BATCH_CHARS
+
+    def take(self) -> pl.DataFrame:
+        """The batch's games (:func:`_to_games`); the batch starts again empty."""
+        games = _to_games(_raw_frame(self.columns))
+        self.columns, self.chars = _empty_columns(), 0
+        return games
 
 
 def _empty_columns() -> dict[str, list[Any]]:
@@ -268,9 +291,41 @@ def both_moved(plies: pl.Expr) -> pl.Expr:
     return plies >= 2
 
 
+@dataclass(frozen=True)
+class _Dates:
+    """A game's date expressions: its ``[Date]`` read, or its event's ``[EventDate]`` when that is unknown."""
+
+    date: pl.Expr
+    period: pl.Expr
+    event_date: pl.Expr
+    full: pl.Expr
+    known_month: pl.Expr
+    month_only: pl.Expr
+    from_event: pl.Expr
+
+
+@dataclass(frozen=True)
+class _Result:
+    """A game's result as read (``[Result]``, else the movetext's), and whether it is a forfeit or an unplayed draw."""
+
+    read: pl.Expr
+    forfeit: pl.Expr
+    unplayed_draw: pl.Expr
+
+
 def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
-    date_text = _clean("Date")
-    parts = date_text.str.extract_groups(_DATE)
+    """The games (``GAMES_SCHEMA``, then the flag columns) of raw tag columns (:func:`_raw_frame`)."""
+    dates, result = _dates(), _result()
+    frame = raw.with_columns(*_game_columns(dates, result), *_flags(dates, result))
+    note = pl.concat_list([*_result_notes(), *_date_notes(), *_player_notes()]).list.drop_nulls().list.join("; ")
+    frame = frame.with_columns(pl.when(note != "").then(note).alias("note"))
+    flags = [name for name in frame.columns if name.startswith(w.PREFIX)]
+    return frame.select(*GAMES_SCHEMA, *flags).cast(GAMES_SCHEMA)  # type: ignore[arg-type]
+
+
+def _dates() -> _Dates:
+    """The date expressions of the ``Date`` and ``EventDate`` tags."""
+    parts = _clean("Date").str.extract_groups(_DATE)
     year, month, day = (parts.struct.field(str(i)) for i in (1, 2, 3))
     known_month = year.str.contains(r"^[0-9]{4}$") & month.str.contains(r"^[0-9]{2}$")
     full = known_month & day.str.contains(r"^[0-9]{2}$")
@@ -278,50 +333,88 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         pl.concat_str([year, month, day], separator="-").str.to_date("%Y-%m-%d", strict=False)
     )
     month_only = known_month & ~full.fill_null(False)
-    event_parts = _clean("EventDate").str.extract_groups(_DATE)
-    event_date = pl.concat_str([event_parts.struct.field(str(i)) for i in (1, 2, 3)], separator="-").str.to_date(
-        "%Y-%m-%d", strict=False
-    )
+    event_date = _event_date()
     # an unknown [Date] takes the event's start date when [EventDate] is a full date (FIDE rates an event
     # with the list in force when it started, B.02 7.1 and fide-rules.md section 7)
     from_event = ~known_month.fill_null(False) & event_date.is_not_null()
-    date = pl.when(from_event).then(event_date).otherwise(date)
-    result = pl.coalesce(_clean("Result"), pl.col("movetext"))
+    return _Dates(
+        date=pl.when(from_event).then(event_date).otherwise(date),
+        period=pl.when(month_only).then(pl.concat_str([year, month], separator="-")),
+        event_date=event_date,
+        full=full,
+        known_month=known_month,
+        month_only=month_only,
+        from_event=from_event,
+    )
+
+
+def _event_date() -> pl.Expr:
+    """The ``EventDate`` tag as a date; null unless it is a full calendar date."""
+    event_parts = _clean("EventDate").str.extract_groups(_DATE)
+    return pl.concat_str([event_parts.struct.field(str(i)) for i in (1, 2, 3)], separator="-").str.to_date(
+        "%Y-%m-%d", strict=False
+    )
+
+
+def _result() -> _Result:
+    """The result expressions of the ``Result`` tag, the movetext's result and the half-moves played."""
+    read = pl.coalesce(_clean("Result"), pl.col("movetext"))
     unplayed = ~both_moved(pl.col("plies"))
-    forfeit = unplayed & result.is_in(["1-0", "0-1"])
-    unplayed_draw = unplayed & (result == "1/2-1/2")
+    return _Result(
+        read=read, forfeit=unplayed & read.is_in(["1-0", "0-1"]), unplayed_draw=unplayed & (read == "1/2-1/2")
+    )
+
+
+def _game_columns(dates: _Dates, result: _Result) -> list[pl.Expr]:
+    """The contract's games columns of the tags."""
     white_fide, black_fide = _fide_id("WhiteFideId"), _fide_id("BlackFideId")
-    frame = raw.with_columns(
+    return [
         pl.format("{}#{}", "source", "number").alias("game_id"),
         _clean("Event").alias("event_id"),
         _clean("Round").alias("round"),
-        date.alias("date"),
-        pl.when(month_only).then(pl.concat_str([year, month], separator="-")).alias("period"),
+        dates.date.alias("date"),
+        dates.period.alias("period"),
         pl.coalesce(white_fide, _clean("White")).alias("white_id"),
         pl.coalesce(black_fide, _clean("Black")).alias("black_id"),
         _rating("WhiteElo").alias("white_rating"),
         _rating("BlackElo").alias("black_rating"),
-        pl.when(forfeit)
-        .then(pl.when(result == "1-0").then(pl.lit("+--")).otherwise(pl.lit("--+")))
-        .when(unplayed_draw)
-        .then(pl.lit("--"))
-        .otherwise(result)
-        .alias("result"),
+        _written_result(result).alias("result"),
         _clean("White").alias("white_name"),
         _clean("Black").alias("black_name"),
         (white_fide.is_null() & _clean("White").is_not_null()).alias("white_id_from_name"),
         (black_fide.is_null() & _clean("Black").is_not_null()).alias("black_id_from_name"),
-        event_date.alias("event_date"),
-        forfeit.fill_null(False).alias(w.PGN_FORFEIT),
-        unplayed_draw.fill_null(False).alias(w.PGN_UNPLAYED_DRAW),
-        (result.is_null() | (result == "*")).alias(w.PGN_UNKNOWN_RESULT),
-        (~known_month.fill_null(False) & ~from_event).alias(w.PGN_UNKNOWN_DATE),
-        from_event.alias(w.PGN_DATE_FROM_EVENT),
-        (full.fill_null(False) & date.is_null()).alias(w.PGN_BAD_DATE),
-        month_only.fill_null(False).alias(w.PGN_MONTH_ONLY),
+        dates.event_date.alias("event_date"),
+    ]
+
+
+def _written_result(result: _Result) -> pl.Expr:
+    """The result as written: a forfeit as ``+--`` / ``--+``, an unplayed draw as ``--``, else as read."""
+    return (
+        pl.when(result.forfeit)
+        .then(pl.when(result.read == "1-0").then(pl.lit("+--")).otherwise(pl.lit("--+")))
+        .when(result.unplayed_draw)
+        .then(pl.lit("--"))
+        .otherwise(result.read)
     )
+
+
+def _flags(dates: _Dates, result: _Result) -> list[pl.Expr]:
+    """The flag columns (what the report counts and the notes say) of the tags."""
+    return [
+        result.forfeit.fill_null(False).alias(w.PGN_FORFEIT),
+        result.unplayed_draw.fill_null(False).alias(w.PGN_UNPLAYED_DRAW),
+        (result.read.is_null() | (result.read == "*")).alias(w.PGN_UNKNOWN_RESULT),
+        (~dates.known_month.fill_null(False) & ~dates.from_event).alias(w.PGN_UNKNOWN_DATE),
+        dates.from_event.alias(w.PGN_DATE_FROM_EVENT),
+        (dates.full.fill_null(False) & dates.date.is_null()).alias(w.PGN_BAD_DATE),
+        dates.month_only.fill_null(False).alias(w.PGN_MONTH_ONLY),
+    ]
+
+
+def _result_notes() -> list[pl.Expr]:
+    """The notes on a game's result, of the flag columns (null where a note does not apply)."""
     plies_note = pl.when(pl.col("plies") == 0).then(pl.lit("no moves")).otherwise(pl.lit("one half-move only"))
-    notes = [
+    return [
         pl.when(w.PGN_FORFEIT).then(pl.format("{}: forfeit, not rated (FIDE B.02 5.1)", plies_note)),
         pl.when(w.PGN_UNPLAYED_DRAW).then(
             pl.format("{}: a draw without a move by both players is unplayed, not rated (FIDE B.02 5.1)", plies_note)
@@ -329,6 +422,12 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
         pl.when(w.PGN_UNKNOWN_RESULT).then(
             pl.format("result '{}' is not a final result: not rated", pl.coalesce(_clean("Result"), pl.lit("")))
         ),
+    ]
+
+
+def _date_notes() -> list[pl.Expr]:
+    """The notes on a game's date, of the flag columns (null where a note does not apply)."""
+    return [
         pl.when(w.PGN_UNKNOWN_DATE).then(pl.format("date '{}' unknown", pl.coalesce(pl.col("Date"), pl.lit("")))),
         pl.when(w.PGN_BAD_DATE).then(pl.format("date '{}' is not a calendar date", pl.col("Date"))),
         pl.when(w.PGN_DATE_FROM_EVENT).then(
@@ -337,6 +436,12 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
             )
         ),
         pl.when(w.PGN_MONTH_ONLY).then(pl.format("no day in date '{}': rated in period {}", "Date", "period")),
+    ]
+
+
+def _player_notes() -> list[pl.Expr]:
+    """The notes on a game's players: identified by name, or a rating tag that is not a rating."""
+    return [
         pl.when("white_id_from_name").then(pl.lit("white identified by name (no WhiteFideId)")),
         pl.when("black_id_from_name").then(pl.lit("black identified by name (no BlackFideId)")),
         pl.when(pl.col("white_rating").is_null() & _clean("WhiteElo").is_not_null()).then(
@@ -346,10 +451,6 @@ def _to_games(raw: pl.DataFrame) -> pl.DataFrame:
             pl.format("BlackElo '{}' is not a rating", "BlackElo")
         ),
     ]
-    note = pl.concat_list(notes).list.drop_nulls().list.join("; ")
-    frame = frame.with_columns(pl.when(note != "").then(note).alias("note"))
-    flags = [name for name in frame.columns if name.startswith(w.PREFIX)]
-    return frame.select(*GAMES_SCHEMA, *flags).cast(GAMES_SCHEMA)  # type: ignore[arg-type]
 
 
 def _report(games: pl.LazyFrame, sources: tuple[str, ...]) -> ImportReport:

@@ -53,15 +53,7 @@ def sources(paths: list[str] | tuple[str, ...]) -> Iterator[tuple[str, str, IO[b
         InputDataError: an archive is not a readable zip archive, holds no ``.pgn`` member, or fails
             :func:`check_archive`.
     """
-    files: list[str] = []
-    for given in paths:
-        if glob.has_magic(given) and not os.path.exists(given):
-            matched = sorted(glob.glob(given, recursive=True))
-            if not matched:
-                raise InputMissingError("no file matches this pattern", path=given)
-            files.extend(matched)
-        else:
-            files.append(given)
+    files = _files(paths)
     names = [os.path.basename(f) for f in files]
     use_path = len(set(names)) != len(names)  # two files of one name: label them by path
     for path, name in zip(files, names, strict=True):
@@ -76,6 +68,20 @@ def sources(paths: list[str] | tuple[str, ...]) -> Iterator[tuple[str, str, IO[b
             else:
                 handle.seek(0)
                 yield label, path, handle
+
+
+def _files(paths: list[str] | tuple[str, ...]) -> list[str]:
+    """The files that ``paths`` name, each glob pattern expanded (sorted) unless a file has its name."""
+    files: list[str] = []
+    for given in paths:
+        if glob.has_magic(given) and not os.path.exists(given):
+            matched = sorted(glob.glob(given, recursive=True))
+            if not matched:
+                raise InputMissingError("no file matches this pattern", path=given)
+            files.extend(matched)
+        else:
+            files.append(given)
+    return files
 
 
 def _archive_members(handle: IO[bytes], path: str, label: str) -> Iterator[tuple[str, str, IO[bytes]]]:

@@ -100,26 +100,63 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
         FIDE Handbook C.04 Annex 2, TRF-16 (player section, result codes); FIDE Rating Regulations
         (B.02, 2024) 5.1: forfeits and other unplayed games are not rated.
     """
+    lines = _read_lines(_read_text(path), path)
+    listed = _listed(lines.players, path)
+    rounds = pl.DataFrame(
+        lines.entries,
+        schema={"rank": pl.Int64, "round": pl.Int64, "opponent": pl.Int64, "colour": pl.String,
+                "code": pl.String, "line": pl.Int64},
+    )  # fmt: skip
+    games, byes = _games(rounds, listed, path)
+    games = _to_games(games, listed, lines.header, round_dates=lines.round_dates, path=path, period=period)
+    report = _report(path, lines.header, listed=listed, rounds=rounds, games=games, byes=byes)
+    return games.select(list(GAMES_SCHEMA)), report
+
+
+@dataclass(frozen=True)
+class _Lines:
+    """What a TRF's lines hold: the header (lines 012, 042, 052), the round dates (132), players and rounds (001)."""
+
+    header: dict[str, str]
+    round_dates: dict[int, str]
+    players: dict[str, list[Any]]
+    entries: dict[str, list[Any]]
+
+
+def _read_text(path: str) -> str:
+    """The file's text, decoded (UTF-8, or Windows-1252)."""
     try:
         with open(path, "rb") as handle:
             data = handle.read()
     except OSError as exc:
         raise unreadable(exc, path) from exc
     text, _ = decode_text(data, path)
-    header: dict[str, str] = {}
-    round_dates: dict[int, str] = {}
-    players: dict[str, list[Any]] = {k: [] for k in ("rank", "line", "name", "rating", "fide_id")}
-    entries: dict[str, list[Any]] = {k: [] for k in ("rank", "round", "opponent", "colour", "code", "line")}
+    return text
+
+
+def _read_lines(text: str, path: str) -> _Lines:
+    """The lines of a TRF that are read, each checked (the other lines are skipped)."""
+    lines = _Lines(
+        header={},
+        round_dates={},
+        players={k: [] for k in ("rank", "line", "name", "rating", "fide_id")},
+        entries={k: [] for k in ("rank", "round", "opponent", "colour", "code", "line")},
+    )
     for number, line in enumerate(text.splitlines(), start=1):
         tag = line[:3]
         if tag in ("012", "042", "052"):
-            header[tag] = line[4:].strip()
+            lines.header[tag] = line[4:].strip()
         elif tag == "132":
             for index, value in enumerate(_blocks(line), start=1):
                 if value.strip():
-                    round_dates[index] = _round_date(value.strip(), path, number, round_number=index)
+                    lines.round_dates[index] = _round_date(value.strip(), path, number, round_number=index)
         elif tag == "001":
-            _player_line(line, number, path, players=players, entries=entries)
+            _player_line(line, number, path, players=lines.players, entries=lines.entries)
+    return lines
+
+
+def _listed(players: dict[str, list[Any]], path: str) -> pl.DataFrame:
+    """The players of the 001 lines as a frame; refused when there is none, or a starting rank is used twice."""
     if not players["rank"]:
         raise InputDataError(
             "no player line (001) found", path=path, hint="is this a FIDE TRF file? Player lines start with '001'."
@@ -134,14 +171,20 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
             path=path,
             hint="each 001 line needs its own starting rank in columns 5-8.",
         )
-    rounds = pl.DataFrame(
-        entries,
-        schema={"rank": pl.Int64, "round": pl.Int64, "opponent": pl.Int64, "colour": pl.String,
-                "code": pl.String, "line": pl.Int64},
-    )  # fmt: skip
-    games, byes = _games(rounds, listed, path)
-    games = _to_games(games, listed, header, round_dates=round_dates, path=path, period=period)
-    report = TrfReport(
+    return listed
+
+
+def _report(
+    path: str,
+    header: dict[str, str],
+    *,
+    listed: pl.DataFrame,
+    rounds: pl.DataFrame,
+    games: pl.DataFrame,
+    byes: dict[str, int],
+) -> TrfReport:
+    """The import's report of its players, round entries, games written and byes."""
+    return TrfReport(
         source=path,
         event=header.get("012") or None,
         players=listed.height,
@@ -154,7 +197,6 @@ def read_trf(path: str, *, period: str | None = None) -> tuple[pl.DataFrame, Trf
         undated=games.filter(pl.col("date").is_null() & pl.col("period").is_null()).height,
         ids_from_names=games.filter(pl.col("white_id_from_name") | pl.col("black_id_from_name")).height,
     )
-    return games.select(list(GAMES_SCHEMA)), report
 
 
 def _blocks(line: str) -> list[str]:
@@ -181,40 +223,15 @@ def _round_date(value: str, path: str, line: int, *, round_number: int) -> str:
 def _player_line(
     line: str, number: int, path: str, *, players: dict[str, list[Any]], entries: dict[str, list[Any]]
 ) -> None:
-    def field(first: int, last: int) -> str:
-        return line[first - 1 : last].strip()
-
-    def bad(column: str, value: str, expected: str) -> InputDataError:
-        return InputDataError(
-            f"{value!r} is not {expected}",
-            path=path,
-            row=number,
-            column=column,
-            value=value,
-            hint="TRF-16 player lines are fixed columns: starting rank 5-8, rating 49-52, FIDE number 58-68, "
-            "rounds from column 92 in blocks of 10.",
-        )
-
-    rank = field(5, 8)
-    if not rank.isdigit():
-        raise bad("starting rank (5-8)", rank, "a starting rank")
-    rating, fide_id = field(49, 52), field(58, 68)
-    if rating and not rating.isdigit():
-        raise bad("FIDE rating (49-52)", rating, "a rating")
-    if fide_id and not fide_id.isdigit():
-        raise bad("FIDE number (58-68)", fide_id, "a FIDE number")
+    """Append one 001 line's player to ``players`` and its rounds to ``entries``, each field checked."""
+    rank, rating, fide_id = _player_fields(line, number, path)
     players["rank"].append(int(rank))
     players["line"].append(number)
-    players["name"].append(field(15, 47) or None)
+    players["name"].append(_field(line, 15, 47) or None)
     players["rating"].append(int(rating) if rating and int(rating) > 0 else None)
     players["fide_id"].append(fide_id if fide_id and int(fide_id) > 0 else None)
     for index, block in enumerate(_blocks(line), start=1):
-        block = block.ljust(8)
-        opponent, colour, code = block[0:4].strip(), block[5].strip().lower(), block[7].strip().upper()
-        if opponent and not opponent.isdigit():
-            raise bad(f"round {index} opponent", opponent, "a starting rank")
-        if code and code not in COMPLEMENT and code not in BYES:
-            raise bad(f"round {index} result", code, "a TRF result code (1 = 0 + - W D L H F U Z)")
+        opponent, colour, code = _round_entry(block, index, number=number, path=path)
         entries["rank"].append(int(rank))
         entries["round"].append(index)
         entries["opponent"].append(int(opponent) if opponent else 0)
@@ -223,12 +240,72 @@ def _player_line(
         entries["line"].append(number)
 
 
+def _field(line: str, first: int, last: int) -> str:
+    """The text of a line's columns ``first`` to ``last`` (1-based, both included), stripped."""
+    return line[first - 1 : last].strip()
+
+
+def _player_fields(line: str, number: int, path: str) -> tuple[str, str, str]:
+    """A 001 line's starting rank, rating and FIDE number as written (the last two may be empty), checked."""
+    rank = _field(line, 5, 8)
+    if not rank.isdigit():
+        raise _bad("starting rank (5-8)", rank, "a starting rank", path=path, number=number)
+    rating, fide_id = _field(line, 49, 52), _field(line, 58, 68)
+    if rating and not rating.isdigit():
+        raise _bad("FIDE rating (49-52)", rating, "a rating", path=path, number=number)
+    if fide_id and not fide_id.isdigit():
+        raise _bad("FIDE number (58-68)", fide_id, "a FIDE number", path=path, number=number)
+    return rank, rating, fide_id
+
+
+def _round_entry(block: str, index: int, *, number: int, path: str) -> tuple[str, str, str]:
+    """A round block's opponent, colour and result code as written (each may be empty), checked."""
+    block = block.ljust(8)
+    opponent, colour, code = block[0:4].strip(), block[5].strip().lower(), block[7].strip().upper()
+    if opponent and not opponent.isdigit():
+        raise _bad(f"round {index} opponent", opponent, "a starting rank", path=path, number=number)
+    if code and code not in COMPLEMENT and code not in BYES:
+        raise _bad(
+            f"round {index} result", code, "a TRF result code (1 = 0 + - W D L H F U Z)", path=path, number=number
+        )
+    return opponent, colour, code
+
+
+def _bad(column: str, value: str, expected: str, *, path: str, number: int) -> InputDataError:
+    """The error for a player line's field that is not what its columns hold."""
+    return InputDataError(
+        f"{value!r} is not {expected}",
+        path=path,
+        row=number,
+        column=column,
+        value=value,
+        hint="TRF-16 player lines are fixed columns: starting rank 5-8, rating 49-52, FIDE number 58-68, "
+        "rounds from column 92 in blocks of 10.",
+    )
+
+
 def _games(rounds: pl.DataFrame, listed: pl.DataFrame, path: str) -> tuple[pl.DataFrame, dict[str, int]]:
     """Pair each entry with the opponent's entry of the same round; check they agree; keep White's."""
     is_bye = (pl.col("opponent") == 0) | pl.col("code").is_in(list(BYES))
+    played = rounds.filter(~is_bye)
+    _check_opponents(played, listed, path)
+    paired = _paired(played)
+    disagree = paired.filter(~_agree().fill_null(False))
+    if disagree.height:
+        raise _disagreement(disagree.row(0, named=True), path)
+    white = (pl.col("colour") == "w") | ((pl.col("colour") == "-") & (pl.col("rank") < pl.col("opponent")))
+    return paired.filter(white).sort("round", "rank"), _bye_counts(rounds)
+
+
+def _bye_counts(rounds: pl.DataFrame) -> dict[str, int]:
+    """The round entries that are byes, by code (``"0"``: opponent 0000 with a result that is not a bye's)."""
     bye_counts = {code: rounds.filter(pl.col("code") == code).height for code in BYES}
     bye_counts["0"] = rounds.filter((pl.col("opponent") == 0) & ~pl.col("code").is_in(list(BYES))).height
-    played = rounds.filter(~is_bye)
+    return bye_counts
+
+
+def _check_opponents(played: pl.DataFrame, listed: pl.DataFrame, path: str) -> None:
+    """Refuse a game whose opponent has no player line."""
     unknown = played.join(listed.select("rank"), left_on="opponent", right_on="rank", how="anti")
     if unknown.height:
         first = unknown.row(0, named=True)
@@ -238,6 +315,10 @@ def _games(rounds: pl.DataFrame, listed: pl.DataFrame, path: str) -> tuple[pl.Da
             row=first["line"],
             hint="every opponent's starting rank needs its own 001 line.",
         )
+
+
+def _paired(played: pl.DataFrame) -> pl.DataFrame:
+    """Each played entry beside the opponent's entry of the same round (``o_colour``, ``o_code``, ``o_line``)."""
     other = played.select(
         pl.col("rank").alias("opponent"),
         pl.col("opponent").alias("rank"),
@@ -246,32 +327,35 @@ def _games(rounds: pl.DataFrame, listed: pl.DataFrame, path: str) -> tuple[pl.Da
         pl.col("code").alias("o_code"),
         pl.col("line").alias("o_line"),
     )
-    paired = played.join(other, on=["rank", "opponent", "round"], how="left")
+    return played.join(other, on=["rank", "opponent", "round"], how="left")
+
+
+def _agree() -> pl.Expr:
+    """True where the opponent's entry shows the same game: opposite colours, complementary results."""
     opposite = pl.col("colour").replace({"w": "b", "b": "w"})
     double_forfeit = (pl.col("code") == "-") & (pl.col("o_code") == "-")
-    agree = (
+    return (
         pl.col("o_code").is_not_null()
         & ((pl.col("o_code") == pl.col("code").replace(COMPLEMENT)) | double_forfeit)
         & (opposite == pl.col("o_colour"))
     )
-    disagree = paired.filter(~agree.fill_null(False))
-    if disagree.height:
-        first = disagree.row(0, named=True)
-        theirs = (
-            f"line {first['o_line']} has '{first['rank']} {first['o_colour']} {first['o_code']}'"
-            if first["o_code"] is not None
-            else f"the line of player {first['opponent']} does not name player {first['rank']} in that round"
-        )
-        raise InputDataError(
-            f"round {first['round']}: player {first['rank']} has '{first['opponent']} {first['colour']} "
-            f"{first['code']}' but {theirs}",
-            path=path,
-            row=first["line"],
-            hint="both players' lines must show the same game: opposite colours (w/b) and matching results "
-            "(1/0, =/=, +/-, W/L, D/D).",
-        )
-    white = (pl.col("colour") == "w") | ((pl.col("colour") == "-") & (pl.col("rank") < pl.col("opponent")))
-    return paired.filter(white).sort("round", "rank"), bye_counts
+
+
+def _disagreement(first: dict[str, Any], path: str) -> InputDataError:
+    """The error for an entry that its opponent's line does not show the same way."""
+    theirs = (
+        f"line {first['o_line']} has '{first['rank']} {first['o_colour']} {first['o_code']}'"
+        if first["o_code"] is not None
+        else f"the line of player {first['opponent']} does not name player {first['rank']} in that round"
+    )
+    return InputDataError(
+        f"round {first['round']}: player {first['rank']} has '{first['opponent']} {first['colour']} "
+        f"{first['code']}' but {theirs}",
+        path=path,
+        row=first["line"],
+        hint="both players' lines must show the same game: opposite colours (w/b) and matching results "
+        "(1/0, =/=, +/-, W/L, D/D).",
+    )
 
 
 def _to_games(
@@ -283,7 +367,20 @@ def _to_games(
     path: str,
     period: str | None,
 ) -> pl.DataFrame:
+    """The games table (``GAMES_SCHEMA`` and the result code) of White's entries."""
     label = os.path.basename(path)
+    event_date = header.get("042", "").replace("/", "-").replace(".", "-")
+    return _with_players_and_dates(games, listed, round_dates).select(
+        *_game_columns(label, header.get("012") or label, period=period),
+        pl.lit(event_date or None, pl.String).str.to_date("%Y-%m-%d", strict=False).alias("event_date"),
+        pl.lit(None, pl.Int64).alias("plies"),
+        _note().alias("note"),
+        pl.col("code").alias(w.TRF_CODE),
+    )
+
+
+def _with_players_and_dates(games: pl.DataFrame, listed: pl.DataFrame, round_dates: dict[int, str]) -> pl.DataFrame:
+    """The games beside White's player (``w_``), Black's (``b_``) and their round's date (``date``)."""
     people = listed.select("rank", "name", "rating", "fide_id")
     white = people.rename({n: f"w_{n}" for n in people.columns})
     black = people.rename({n: f"b_{n}" for n in people.columns})
@@ -291,25 +388,18 @@ def _to_games(
         {"round": list(round_dates), "date": list(round_dates.values())},
         schema={"round": pl.Int64, "date": pl.String},
     ).with_columns(pl.col("date").str.to_date("%Y-%m-%d", strict=False))
-    event_date = header.get("042", "").replace("/", "-").replace(".", "-")
-    frame = (
+    return (
         games.join(white, left_on="rank", right_on="w_rank", how="left", maintain_order="left")
         .join(black, left_on="opponent", right_on="b_rank", how="left", maintain_order="left")
         .join(dates, on="round", how="left", maintain_order="left")
     )
-    note = pl.concat_list(
-        pl.when(pl.col("code").is_in(["+", "-"])).then(pl.format("forfeit ('{}'): not rated", "code")),
-        pl.when(pl.col("code").is_in(["W", "D", "L"])).then(
-            pl.format("game of less than one move ('{}'): not rated", "code")
-        ),
-        pl.when(pl.col("colour") == "-").then(pl.lit("colour not given: lower starting rank shown as white")),
-        pl.when(pl.col("date").is_null()).then(pl.format("no date for round {} on line 132", "round")),
-        pl.when(pl.col("w_fide_id").is_null()).then(pl.lit("white identified by name (no FIDE number)")),
-        pl.when(pl.col("b_fide_id").is_null()).then(pl.lit("black identified by name (no FIDE number)")),
-    ).list.drop_nulls()
-    return frame.select(
+
+
+def _game_columns(label: str, event: str, *, period: str | None) -> list[pl.Expr]:
+    """The contract's games columns, ``game_id`` to ``black_id_from_name``, of the joined games."""
+    return [
         pl.format("{}#{}:{}-{}", pl.lit(label), "round", "rank", "opponent").alias("game_id"),
-        pl.lit(header.get("012") or label).alias("event_id"),
+        pl.lit(event).alias("event_id"),
         pl.col("round").cast(pl.String).alias("round"),
         pl.col("date"),
         pl.when(pl.col("date").is_null()).then(pl.lit(period, pl.String)).alias("period"),
@@ -325,8 +415,19 @@ def _to_games(
         pl.col("b_name").alias("black_name"),
         pl.col("w_fide_id").is_null().alias("white_id_from_name"),
         pl.col("b_fide_id").is_null().alias("black_id_from_name"),
-        pl.lit(event_date or None, pl.String).str.to_date("%Y-%m-%d", strict=False).alias("event_date"),
-        pl.lit(None, pl.Int64).alias("plies"),
-        pl.when(note.list.len() > 0).then(note.list.join("; ")).alias("note"),
-        pl.col("code").alias(w.TRF_CODE),
-    )
+    ]
+
+
+def _note() -> pl.Expr:
+    """A game's note: what was flagged (forfeit, less than one move, no colour, no date, no FIDE number)."""
+    note = pl.concat_list(
+        pl.when(pl.col("code").is_in(["+", "-"])).then(pl.format("forfeit ('{}'): not rated", "code")),
+        pl.when(pl.col("code").is_in(["W", "D", "L"])).then(
+            pl.format("game of less than one move ('{}'): not rated", "code")
+        ),
+        pl.when(pl.col("colour") == "-").then(pl.lit("colour not given: lower starting rank shown as white")),
+        pl.when(pl.col("date").is_null()).then(pl.format("no date for round {} on line 132", "round")),
+        pl.when(pl.col("w_fide_id").is_null()).then(pl.lit("white identified by name (no FIDE number)")),
+        pl.when(pl.col("b_fide_id").is_null()).then(pl.lit("black identified by name (no FIDE number)")),
+    ).list.drop_nulls()
+    return pl.when(note.list.len() > 0).then(note.list.join("; "))

@@ -218,16 +218,21 @@ def locked_output(
         raise _lock_error(exc, root) from exc
     _HELD.add(holder)
     try:
-        try:
-            recover(root)
-        except OutputError:
-            raise
-        except OSError as exc:
-            raise _lock_error(exc, root) from exc
+        _recover_locked(root)
         yield root
     finally:
         _HELD.discard(holder)
         lock.release()
+
+
+def _recover_locked(root: Path) -> None:
+    """:func:`recover` of a folder just locked; an OSError as the lock's error."""
+    try:
+        recover(root)
+    except OutputError:
+        raise
+    except OSError as exc:
+        raise _lock_error(exc, root) from exc
 
 
 def _holder(root: Path) -> tuple[Path, int]:

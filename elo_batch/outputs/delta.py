@@ -145,20 +145,8 @@ def write_period(
         recover(str(root), (period,))
         plans = {name: plan(root / name, period, tables[name]) for name in ORDER}
         record = {**manifest, "run_id": uuid.uuid4().hex, "table_format": "delta"}
-        versions: dict[str, dict[str, Any]] = {}
         try:
-            if companion is not None:
-                companion.prepare()
-            for name in ORDER:
-                meta = {"period": period, "run_id": record["run_id"], "table": name}
-                meta |= {"columns": plans[name].columns, "manifest": record}
-                interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commits
-                versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta=meta))
-            interrupts.check()
-            if companion is not None:
-                companion.commit()
-            outputs = {name: str(root / name) for name in ORDER}
-            _write_manifest(root, period, {**record, "outputs": outputs, "delta": versions})
+            _commit_tables(root, period, plans, record=record, companion=companion)
         except BaseException as exc:
             error = _undo(root, period, exc, companion=companion)
             if error is exc:
@@ -166,6 +154,26 @@ def write_period(
             raise error from exc
     written = {name: str(root / name) for name in ("ratings", "audit", "rejected")}
     return {**written, "manifest": str(root / "manifest" / f"period={period}" / "manifest.json")}
+
+
+def _commit_tables(
+    root: Path, period: str, plans: dict[str, Plan], *, record: dict[str, Any], companion: Companion | None
+) -> None:
+    """Commit each table's plan (the companion prepared before the first, committed after the last), then
+    write the period's manifest: ``record`` with the tables' folders and committed versions."""
+    versions: dict[str, dict[str, Any]] = {}
+    if companion is not None:
+        companion.prepare()
+    for name in ORDER:
+        meta = {"period": period, "run_id": record["run_id"], "table": name}
+        meta |= {"columns": plans[name].columns, "manifest": record}
+        interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commits
+        versions[name] = _with_sha256(root / name, commit(root / name, period, plans[name], meta=meta))
+    interrupts.check()
+    if companion is not None:
+        companion.commit()
+    outputs = {name: str(root / name) for name in ORDER}
+    _write_manifest(root, period, {**record, "outputs": outputs, "delta": versions})
 
 
 def _with_sha256(table: Path, committed: dict[str, Any]) -> dict[str, Any]:
@@ -190,6 +198,11 @@ def _undo(root: Path, period: str, exc: BaseException, *, companion: Companion |
     finally:
         if companion is not None and not companion.committed:
             companion.abort()
+    return _undo_error(root, period, exc, companion=companion)
+
+
+def _undo_error(root: Path, period: str, exc: BaseException, *, companion: Companion | None) -> BaseException:
+    """The error to raise once a failed write is undone (``exc`` itself when it says enough)."""
     if companion is not None and companion.committed:
         return OutputError(
             f"period {period}: {companion.name} holds the new rows, but the Delta tables could not be committed "
@@ -233,31 +246,41 @@ def recover(out: str, periods: tuple[str, ...] = ()) -> tuple[str, ...]:
     lake = deltalake()
     notes = []
     for name in ORDER:
-        path = root / name
-        if not is_table(path):
-            continue
-        notes += [note] if (note := repair_hint(path)) else []
-        table = open_table(lake, path)
-        notes += [
-            f"{path}: partition {c.PERIOD}={value!r} is not a month of play (another writer's rows?); elo-batch "
-            "leaves it as it is, and never reads or writes it"
-            for value in sorted({str(part.get(c.PERIOD)) for part in table.partitions()} - {"None"})
-            if not is_month(value)
-        ]
-        found = own_commit(table)
-        if found is None:
-            continue
-        period = str(found[1].get("period"))
-        manifest = read_manifest(root, period)
-        named = manifest.get("run_id") if manifest else None
-        if found[1].get("run_id") == named:
-            continue
-        try:
-            notes.append(_roll_back(lake, path, name, period=period, manifest=manifest, found=found[1]))
-        except OutputError:
-            if period not in periods:
-                raise
+        if is_table(root / name):
+            notes += _recover_table(lake, root, name, periods=periods)
     return tuple(notes)
+
+
+def _recover_table(lake: Any, root: Path, name: str, *, periods: tuple[str, ...]) -> list[str]:
+    """:func:`recover` of one table: what it says of the table, and of its rollback when one was needed."""
+    path = root / name
+    notes = [note] if (note := repair_hint(path)) else []
+    table = open_table(lake, path)
+    notes += _not_months(path, table)
+    found = own_commit(table)
+    if found is None:
+        return notes
+    period = str(found[1].get("period"))
+    manifest = read_manifest(root, period)
+    named = manifest.get("run_id") if manifest else None
+    if found[1].get("run_id") == named:
+        return notes
+    try:
+        notes.append(_roll_back(lake, path, name, period=period, manifest=manifest, found=found[1]))
+    except OutputError:
+        if period not in periods:
+            raise
+    return notes
+
+
+def _not_months(path: Path, table: Any) -> list[str]:
+    """A note for each partition of the table whose period is not a month (left as it is)."""
+    return [
+        f"{path}: partition {c.PERIOD}={value!r} is not a month of play (another writer's rows?); elo-batch "
+        "leaves it as it is, and never reads or writes it"
+        for value in sorted({str(part.get(c.PERIOD)) for part in table.partitions()} - {"None"})
+        if not is_month(value)
+    ]
 
 
 def _roll_back(lake: Any, path: Path, name: str, *, period: str, manifest: dict[str, Any] | None, found: dict) -> str:
@@ -271,6 +294,30 @@ def _roll_back(lake: Any, path: Path, name: str, *, period: str, manifest: dict[
         properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(marker)})
         open_table(lake, path).delete(predicate(period), commit_properties=properties)
         return f"{path}: removed period {period}, left by a run killed before its manifest was written"
+    files = _named_files(named, path, period)
+    try:
+        _commit_again(lake, path, period, files=files, marker=marker)
+    except Exception as exc:
+        raise _not_read_back(path, period, named, exc=exc) from exc
+    return (
+        f"{path}: period {period} rolled back to version {named.get('version')}, as its manifest names "
+        "(a run killed between commits)"
+    )
+
+
+def _not_read_back(path: Path, period: str, named: dict[str, Any], *, exc: Exception) -> OutputError:
+    """The error for a rollback whose files, which the manifest names (``named``), cannot be committed anew."""
+    return OutputError(
+        f"period {period}: a run killed between its commits left rows that no manifest names, and the files "
+        f"of version {named.get('version')}, which the manifest names, cannot be read back "
+        f"({str(exc).strip().splitlines()[0]})",
+        path=str(path),
+        hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
+    )
+
+
+def _named_files(named: dict[str, Any], path: Path, period: str) -> list[str]:
+    """The files of the table that a manifest's record of it names; refused unless each is a data file of ``period``."""
     files = named.get("files")
     inside = re.compile(rf"{c.PERIOD}={re.escape(period)}/[\w.-]+\.parquet")
     if not isinstance(files, list) or not all(isinstance(file, str) and inside.fullmatch(file) for file in files):
@@ -279,27 +326,19 @@ def _roll_back(lake: Any, path: Path, name: str, *, period: str, manifest: dict[
             path=str(path),
             hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
         )
-    try:
-        then = own_commit(open_table(lake, path), lambda record: record.get("run_id") == marker["run_id"])
-        if files:
-            rows = pl.scan_parquet([path / file for file in files]).with_columns(pl.lit(period).alias(c.PERIOD))
-            planned = plan(path, period, rows)
-        else:  # the period had no rows in this table
-            planned = Plan({}, open_table(lake, path).schema(), [], False)
-        marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
-        commit(path, period, planned, meta=marker)
-    except Exception as exc:
-        raise OutputError(
-            f"period {period}: a run killed between its commits left rows that no manifest names, and the files "
-            f"of version {named.get('version')}, which the manifest names, cannot be read back "
-            f"({str(exc).strip().splitlines()[0]})",
-            path=str(path),
-            hint=f"re-run period {period} into this output folder: it replaces the period in every table.",
-        ) from exc
-    return (
-        f"{path}: period {period} rolled back to version {named.get('version')}, as its manifest names "
-        "(a run killed between commits)"
-    )
+    return files
+
+
+def _commit_again(lake: Any, path: Path, period: str, *, files: list[str], marker: dict[str, Any]) -> None:
+    """Commit ``files`` anew as the period's rows (no files: no rows), with ``marker`` as elo-batch's record."""
+    then = own_commit(open_table(lake, path), lambda record: record.get("run_id") == marker["run_id"])
+    if files:
+        rows = pl.scan_parquet([path / file for file in files]).with_columns(pl.lit(period).alias(c.PERIOD))
+        planned = plan(path, period, rows)
+    else:  # the period had no rows in this table
+        planned = Plan({}, open_table(lake, path).schema(), [], False)
+    marker["columns"] = then[1].get("columns", planned.columns) if then else planned.columns
+    commit(path, period, planned, meta=marker)
 
 
 def read_manifest(root: Path, period: str) -> dict[str, Any] | None:

@@ -104,11 +104,46 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
     lake = deltalake()
     lazy = frame.lazy()
     given = lazy.collect_schema()
+    held = _held(lake, path)
+    casts = _casts(given, held, path=path, period=period)
+    lazy = lazy.with_columns(casts) if casts else lazy
+    written = lazy.collect_schema()
+    incoming = _delta_fields(lake, written, path, period=period)
+    as_text, to_text = _id_changes(incoming, given, held, written=written, path=path, period=period)
+    lazy = lazy.with_columns(pl.col(as_text).cast(pl.String)) if as_text else lazy
+    text = lake.schema.PrimitiveType("string")
+    merged = [lake.Field(f.name, text, nullable=True) if f.name in to_text else f for f in held.fields]
+    merged += [field for column, field in incoming.items() if column not in held.kinds]
+    rows = {period: lazy}
+    if to_text and held.table is not None:  # one commit rewrites the table: its other periods as they are, ids as text
+        rows = _rewritten(held.table, to_text, path=path, period=period) | rows
+    return Plan(rows, lake.Schema(merged), list(incoming), bool(to_text))
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What a table holds before a commit: the table (None: no table yet), its fields, each field's Delta
+    type's name (:func:`_kind`) and its type as polars reads it."""
+
+    table: Any
+    fields: list[Any]
+    kinds: dict[str, str]
+    readable: dict[str, pl.DataType]
+
+
+def _held(lake: Any, path: Path) -> _Held:
+    """What the table at ``path`` holds (nothing when there is no table)."""
     table = open_table(lake, path) if is_table(path) else None
     fields = list(table.schema().fields) if table is not None else []
-    held = {field.name: _kind(field.type) for field in fields}
+    kinds = {field.name: _kind(field.type) for field in fields}
     readable = dict(pl.scan_delta(table).collect_schema()) if table is not None else {}
-    by_case = {column.lower(): column for column in held}
+    return _Held(table=table, fields=fields, kinds=kinds, readable=readable)
+
+
+def _casts(given: pl.Schema, held: _Held, *, path: Path, period: str) -> list[pl.Expr]:
+    """The casts of the period's columns to types Delta has (categorical, null and unsigned types); a name
+    that differs from another only in case refused."""
+    by_case = {column.lower(): column for column in held.kinds}
     casts = []
     for column, dtype in given.items():
         twin = by_case.setdefault(column.lower(), column)
@@ -117,38 +152,50 @@ def plan(path: Path, period: str, frame: pl.DataFrame | pl.LazyFrame) -> Plan:
         if isinstance(dtype, pl.Categorical | pl.Enum):
             casts.append(pl.col(column).cast(pl.String))
         elif dtype == pl.Null:
-            casts.append(pl.col(column).cast(readable.get(column, pl.String)))
+            casts.append(pl.col(column).cast(held.readable.get(column, pl.String)))
         elif type(dtype) in _SIGNED:
             casts.append(pl.col(column).cast(_SIGNED[type(dtype)]))
-    lazy = lazy.with_columns(casts) if casts else lazy
-    incoming = _delta_fields(lake, lazy.collect_schema(), path, period=period)
+    return casts
+
+
+def _id_changes(
+    incoming: dict[str, Any],
+    given: pl.Schema,
+    held: _Held,
+    *,
+    written: pl.Schema,
+    path: Path,
+    period: str,
+) -> tuple[list[str], list[str]]:
+    """(the integer ids written as text into a table of text ids, the table's integer ids that become text);
+    any other column whose type differs from the table's refused (``written``: the period's schema as cast)."""
     as_text, to_text = [], []
     for column, field in incoming.items():
         kind = _kind(field.type)
-        if column not in held or held[column] == kind or given[column] == pl.Null:
+        if column not in held.kinds or held.kinds[column] == kind or given[column] == pl.Null:
             continue
-        if column in _IDS and kind in _INTEGER and held[column] == "string":
+        if column in _IDS and kind in _INTEGER and held.kinds[column] == "string":
             as_text.append(column)  # integer ids into a table of text ids: the same ids, as text
-        elif column in _IDS and kind == "string" and held[column] in _INTEGER:
+        elif column in _IDS and kind == "string" and held.kinds[column] in _INTEGER:
             to_text.append(column)  # text ids into a table of integer ids: the table's ids become text
         else:
-            written = lazy.collect_schema()[column]
-            problem = f"the Delta table holds {readable.get(column, held[column])}, this period writes {written}"
+            problem = (
+                f"the Delta table holds {held.readable.get(column, held.kinds[column])}, "
+                f"this period writes {written[column]}"
+            )
             raise _type_error(path, period, column, problem=problem)
-    lazy = lazy.with_columns(pl.col(as_text).cast(pl.String)) if as_text else lazy
-    text = lake.schema.PrimitiveType("string")
-    merged = [lake.Field(f.name, text, nullable=True) if f.name in to_text else f for f in fields]
-    merged += [field for column, field in incoming.items() if column not in held]
-    rows = {period: lazy}
-    if to_text and table is not None:  # one commit rewrites the table: its other periods as they are, ids as text
-        others = sorted({part.get(c.PERIOD) or "" for part in table.partitions()} - {period})
-        for other in others:
-            if not is_month(other):  # a partition this rewrite would have to name as a folder
-                problem = f"the table holds a partition {c.PERIOD}={other!r}, which is not a month of play"
-                raise _type_error(path, period, c.PERIOD, problem=problem)
-        every = pl.scan_delta(table).with_columns(pl.col(to_text).cast(pl.String))
-        rows = {other: every.filter(pl.col(c.PERIOD) == other) for other in others} | rows
-    return Plan(rows, lake.Schema(merged), list(incoming), bool(to_text))
+    return as_text, to_text
+
+
+def _rewritten(table: Any, to_text: list[str], *, path: Path, period: str) -> dict[str, pl.LazyFrame]:
+    """The table's other periods as they are, the ``to_text`` ids as text; a partition that is not a month refused."""
+    others = sorted({part.get(c.PERIOD) or "" for part in table.partitions()} - {period})
+    for other in others:
+        if not is_month(other):  # a partition this rewrite would have to name as a folder
+            problem = f"the table holds a partition {c.PERIOD}={other!r}, which is not a month of play"
+            raise _type_error(path, period, c.PERIOD, problem=problem)
+    every = pl.scan_delta(table).with_columns(pl.col(to_text).cast(pl.String))
+    return {other: every.filter(pl.col(c.PERIOD) == other) for other in others}
 
 
 def _kind(delta_type: Any) -> str:
@@ -195,36 +242,56 @@ def commit(path: Path, period: str, planned: Plan, *, meta: dict[str, Any]) -> d
         for each, rows in planned.rows.items():
             added.append(_write_file(lake, path, each, rows=rows))
         rows_of = {action.path: json.loads(action.stats)["numRecords"] for action in added}
-        for action in [action for action in added if rows_of[action.path] == 0]:  # no file for no rows
-            (path / action.path).unlink()
-            with contextlib.suppress(OSError):  # the period's folder, when it holds nothing else
-                (path / action.path).parent.rmdir()
-            added.remove(action)
-        properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(meta, default=str)})
-        replaced = None if planned.whole else [(c.PERIOD, "=", period)]
-        if is_table(path):
-            open_table(lake, path).create_write_transaction(
-                added, "overwrite", planned.schema, [c.PERIOD], replaced, commit_properties=properties
-            )
-        else:
-            lake.transaction.create_table_with_add_actions(
-                str(path), planned.schema, added, "error", [c.PERIOD], commit_properties=properties
-            )
+        _drop_empty(path, added, rows_of)
+        _transaction(lake, path, planned, added=added, period=period, meta=meta)
     except BaseException as exc:
         for action in added:
             (path / action.path).unlink(missing_ok=True)
-        if isinstance(exc, OutputError | OSError) or not isinstance(exc, Exception):
+        error = _commit_error(exc, path, period)
+        if error is None:
             raise
-        error = os_error(exc, str(path))
-        if error is not None:
-            raise error from exc
-        problem = f"cannot commit period {period} to the Delta table ({_first_line(exc)})"
-        raise OutputError(problem, path=str(path)) from exc
+        raise error from exc
     found = own_commit(open_table(lake, path), lambda record: record.get("run_id") == meta.get("run_id"))
     if found is None:  # pragma: no cover - the commit just made is in the history
         raise OutputError("the commit just written is not in the table's history", path=str(path))
     mine = [action.path for action in added if action.partition_values[c.PERIOD] == period]
     return {"version": found[0], "rows": sum(rows_of[file] for file in mine), "files": mine}
+
+
+def _drop_empty(path: Path, added: list[Any], rows_of: dict[str, int]) -> None:
+    """Remove the files of no rows, and their add actions from ``added`` (no file for no rows)."""
+    for action in [action for action in added if rows_of[action.path] == 0]:
+        (path / action.path).unlink()
+        with contextlib.suppress(OSError):  # the period's folder, when it holds nothing else
+            (path / action.path).parent.rmdir()
+        added.remove(action)
+
+
+def _transaction(lake: Any, path: Path, planned: Plan, *, added: list[Any], period: str, meta: dict[str, Any]) -> None:
+    """Commit the ``added`` files in one transaction that replaces ``period`` (every period when
+    ``planned.whole``), into the table at ``path`` or as a new table."""
+    properties = lake.CommitProperties(custom_metadata={KEY: json.dumps(meta, default=str)})
+    replaced = None if planned.whole else [(c.PERIOD, "=", period)]
+    if is_table(path):
+        open_table(lake, path).create_write_transaction(
+            added, "overwrite", planned.schema, [c.PERIOD], replaced, commit_properties=properties
+        )
+    else:
+        lake.transaction.create_table_with_add_actions(
+            str(path), planned.schema, added, "error", [c.PERIOD], commit_properties=properties
+        )
+
+
+def _commit_error(exc: BaseException, path: Path, period: str) -> OutputError | OSError | None:
+    """The error to raise for what stopped a commit: the operating system's error inside it, else an
+    ``OutputError``; None: raise it as it is (an ``OutputError``, an ``OSError``, an interrupt)."""
+    if isinstance(exc, OutputError | OSError) or not isinstance(exc, Exception):
+        return None
+    error = os_error(exc, str(path))
+    if error is not None:
+        return error
+    problem = f"cannot commit period {period} to the Delta table ({_first_line(exc)})"
+    return OutputError(problem, path=str(path))
 
 
 def _write_file(lake: Any, path: Path, period: str, *, rows: pl.LazyFrame) -> Any:

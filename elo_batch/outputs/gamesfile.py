@@ -61,21 +61,9 @@ def write_games(
         OutputError: the file or object cannot be written.
     """
     suffix = os.path.splitext(out.rstrip("/"))[1].lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
-        raise UsageError(
-            f"cannot tell the file type of {out!r}", column="-o", hint=f"name the output {name}.parquet or {name}.csv."
-        )
-    fmt: Format = "csv" if suffix == ".csv" else "parquet"
+    fmt = _format_of(suffix, out, name=name)
     if objectstore.is_object_store(out):
-        if isinstance(games, pl.LazyFrame):
-            with tempfile.TemporaryDirectory(prefix="elo-batch-") as folder:
-                local = os.path.join(folder, f"{name}{suffix}")
-                write_table(games, local, fmt, csv_formulas=csv_formulas)
-                with open(local, "rb") as handle:
-                    data = handle.read()
-        else:
-            data = table_bytes(games, fmt, csv_formulas=csv_formulas)
-        objectstore.put_object(out, data)
+        objectstore.put_object(out, _object_bytes(games, fmt, suffix=suffix, name=name, csv_formulas=csv_formulas))
         return out
     out = objectstore.local_path(out)
     folder = os.path.dirname(os.path.abspath(out))
@@ -91,6 +79,30 @@ def write_games(
             exc, out, f"the {name} file", hint="check that the folder is writable and the disk has room."
         ) from exc
     return out
+
+
+def _format_of(suffix: str, out: str, *, name: str) -> Format:
+    """The file format of an output's suffix (``.csv``, else Parquet); refused unless CSV or Parquet."""
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise UsageError(
+            f"cannot tell the file type of {out!r}", column="-o", hint=f"name the output {name}.parquet or {name}.csv."
+        )
+    return "csv" if suffix == ".csv" else "parquet"
+
+
+def _object_bytes(
+    games: pl.DataFrame | pl.LazyFrame, fmt: Format, *, suffix: str, name: str, csv_formulas: CsvFormulas
+) -> bytes:
+    """The table as an object's bytes; a lazy frame streamed into a local temporary file first."""
+    if isinstance(games, pl.LazyFrame):
+        with tempfile.TemporaryDirectory(prefix="elo-batch-") as folder:
+            local = os.path.join(folder, f"{name}{suffix}")
+            write_table(games, local, fmt, csv_formulas=csv_formulas)
+            with open(local, "rb") as handle:
+                data = handle.read()
+    else:
+        data = table_bytes(games, fmt, csv_formulas=csv_formulas)
+    return data
 
 
 def write_error(exc: OSError | pl.exceptions.ComputeError, path: str, what: str, *, hint: str) -> OutputError:

@@ -167,14 +167,8 @@ def _open(path: Path, flags: int) -> int:
 
 def _remove_if_abandoned(path: Path) -> bool:
     """Remove an exclusive lock file whose holder is gone; False while it is (or may be) held."""
-    if os.name == "nt":  # a file its holder has open cannot be removed: success means the holder is gone
-        try:
-            os.remove(path)
-        except FileNotFoundError:
-            return True
-        except PermissionError:
-            return False
-        return True
+    if os.name == "nt":
+        return _removed_unless_open(path)
     record = read_record(path)
     if _alive(record, path):
         return False
@@ -187,6 +181,18 @@ def _remove_if_abandoned(path: Path) -> bool:
         os.rename(aside, path)
         return False
     os.remove(aside)
+    return True
+
+
+def _removed_unless_open(path: Path) -> bool:
+    """True once the lock file is removed or gone; False while its holder has it open (Windows: an open file
+    cannot be removed, so success means the holder is gone)."""
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        return True
+    except PermissionError:
+        return False
     return True
 
 

@@ -69,24 +69,35 @@ def write_period(
     keys: set[str] = set()
     try:
         for name, table in tables.items():
-            frame = table.collect() if isinstance(table, pl.LazyFrame) else table  # the object is whole anyway
-            data = table_bytes(frame, fmt, csv_formulas=csv_formulas)
             key = join(prefix, name, f"period={period}", f"part-0.{fmt}")
-            obstore.put(store, key, data)
+            objects[name] = _put_table(obstore, store, key, table=table, fmt=fmt, csv_formulas=csv_formulas)
             keys.add(key)
             written[name] = f"{root}/{name}/period={period}/part-0.{fmt}"
-            objects[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "rows": frame.height}
         manifest_key = join(prefix, "manifest", f"period={period}", "manifest.json")
         body = {**manifest, "outputs": written, "objects": objects}
         interrupts.check()  # a signal recorded (its raise dropped somewhere) stops the commit
         obstore.put(store, manifest_key, (json.dumps(body, indent=2, default=str) + "\n").encode())
         keys.add(manifest_key)
         for name in (*tables, "manifest"):
-            folder = join(prefix, name, f"period={period}") + "/"
-            stale = [item["path"] for item in obstore.list(store, prefix=folder).collect() if item["path"] not in keys]
-            if stale:
-                obstore.delete(store, stale)
+            _delete_stale(obstore, store, join(prefix, name, f"period={period}") + "/", keys=keys)
     except store_errors() as exc:
         raise OutputError(f"cannot write period {period} ({first_line(exc)})", path=out, hint=HINT) from exc
     written["manifest"] = f"{root}/manifest/period={period}/manifest.json"
     return written
+
+
+def _put_table(
+    obstore: Any, store: Any, key: str, *, table: pl.DataFrame | pl.LazyFrame, fmt: Format, csv_formulas: CsvFormulas
+) -> dict[str, Any]:
+    """Put one table as the object ``key``; its record (size, sha256, rows)."""
+    frame = table.collect() if isinstance(table, pl.LazyFrame) else table  # the object is whole anyway
+    data = table_bytes(frame, fmt, csv_formulas=csv_formulas)
+    obstore.put(store, key, data)
+    return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest(), "rows": frame.height}
+
+
+def _delete_stale(obstore: Any, store: Any, folder: str, *, keys: set[str]) -> None:
+    """Delete the objects under ``folder`` that this write did not put (``keys``)."""
+    stale = [item["path"] for item in obstore.list(store, prefix=folder).collect() if item["path"] not in keys]
+    if stale:
+        obstore.delete(store, stale)

@@ -195,52 +195,66 @@ def _column_type(spelled: str) -> str:
 
 
 def _replace(connection: Any, name: str, period: str, *, frame: pl.DataFrame) -> None:
+    """Replace ``period``'s rows of table ``name`` by ``frame`` (the table made, or its columns added, first)."""
     untyped = {column for column, dtype in frame.schema.items() if dtype == pl.Null}
-    incoming = frame.with_columns(
-        pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give
-        cs.categorical().cast(pl.String),  # dictionary-encoded text is text in the tables
-    )
-    existing = dict(
-        connection.execute(
-            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
-        ).fetchall()
-    )
-    # Integer ids into a table of text ids (an earlier run read them from CSV): the same ids, as text.
-    incoming = incoming.with_columns(
-        pl.col(column).cast(pl.String)
-        for column, dtype in incoming.schema.items()
-        if column in _IDS and dtype.is_integer() and existing.get(column) == "VARCHAR"
-    )
+    incoming = _incoming(frame, _held_types(connection, name))
     connection.register("incoming", incoming.to_arrow())
     table = quote_identifier(name)
     try:
         _execute(connection, f"CREATE TABLE IF NOT EXISTS {table} AS SELECT * FROM incoming LIMIT 0")
-        existing = dict(
-            connection.execute(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
-            ).fetchall()
-        )
-        types = dict(connection.execute("SELECT column_name, column_type FROM (DESCRIBE incoming)").fetchall())
-        for column in incoming.columns:
-            quoted = quote_identifier(column)
-            if column not in existing:
-                _execute(connection, f"ALTER TABLE {table} ADD COLUMN {quoted} {_column_type(types[column])}")
-            elif column in _IDS and types[column] == "VARCHAR" and existing[column] in _INTEGER_TYPES:
-                # text ids into a table of integer ids: the table's ids become their text (the same ids,
-                # since ids compare as text; 0123 stays apart from 123)
-                _execute(connection, f"ALTER TABLE {table} ALTER COLUMN {quoted} TYPE VARCHAR")
-            elif column not in untyped and existing[column] != types[column]:
-                raise OutputError(
-                    f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
-                    f"{types[column]}; nothing of period {period} was loaded",
-                    option="duckdb",
-                    hint=f"load runs of one kind into one database ({option('rounding', 'none')} runs apart), or "
-                    "start a new database file.",
-                )
+        _align_columns(connection, name, period, columns=incoming.columns, untyped=untyped)
         _execute(connection, f"DELETE FROM {table} WHERE {quote_identifier(c.PERIOD)} = ?", [period])
         _execute(connection, f"INSERT INTO {table} BY NAME SELECT * FROM incoming")
     finally:
         connection.unregister("incoming")
+
+
+def _held_types(connection: Any, name: str) -> dict[str, str]:
+    """Column -> its data type in table ``name`` of the database (nothing when there is no such table)."""
+    return dict(
+        connection.execute(
+            "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = ?", [name]
+        ).fetchall()
+    )
+
+
+def _incoming(frame: pl.DataFrame, existing: dict[str, str]) -> pl.DataFrame:
+    """The period's rows as the table takes them: text for all-null and categorical columns, and for integer
+    ids going into a table of text ids."""
+    incoming = frame.with_columns(
+        pl.col(pl.Null).cast(pl.String),  # all-null columns: no type to give
+        cs.categorical().cast(pl.String),  # dictionary-encoded text is text in the tables
+    )
+    # Integer ids into a table of text ids (an earlier run read them from CSV): the same ids, as text.
+    return incoming.with_columns(
+        pl.col(column).cast(pl.String)
+        for column, dtype in incoming.schema.items()
+        if column in _IDS and dtype.is_integer() and existing.get(column) == "VARCHAR"
+    )
+
+
+def _align_columns(connection: Any, name: str, period: str, *, columns: list[str], untyped: set[str]) -> None:
+    """Add to table ``name`` the registered rows' columns it lacks and turn its integer ids into text for
+    text ids; refuse a column of another type (``untyped``: all-null columns, which take the table's)."""
+    table = quote_identifier(name)
+    existing = _held_types(connection, name)
+    types = dict(connection.execute("SELECT column_name, column_type FROM (DESCRIBE incoming)").fetchall())
+    for column in columns:
+        quoted = quote_identifier(column)
+        if column not in existing:
+            _execute(connection, f"ALTER TABLE {table} ADD COLUMN {quoted} {_column_type(types[column])}")
+        elif column in _IDS and types[column] == "VARCHAR" and existing[column] in _INTEGER_TYPES:
+            # text ids into a table of integer ids: the table's ids become their text (the same ids,
+            # since ids compare as text; 0123 stays apart from 123)
+            _execute(connection, f"ALTER TABLE {table} ALTER COLUMN {quoted} TYPE VARCHAR")
+        elif column not in untyped and existing[column] != types[column]:
+            raise OutputError(
+                f"table {name}, column {column}: the database holds {existing[column]}, this period writes "
+                f"{types[column]}; nothing of period {period} was loaded",
+                option="duckdb",
+                hint=f"load runs of one kind into one database ({option('rounding', 'none')} runs apart), or "
+                "start a new database file.",
+            )
 
 
 def _first_line(exc: BaseException) -> str:

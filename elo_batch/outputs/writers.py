@@ -142,42 +142,66 @@ def write_period(
             raise ValueError("an object store has no commit to share with a companion")
         return storewriter.write_period(out, period, tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas)
     out = objectstore.local_path(out)
-    written: dict[str, str] = {}
-    objects: dict[str, dict[str, Any]] = {}
     try:
         with FolderSwap(Path(out), period, lock_timeout=lock_timeout, on_lock_wait=on_lock_wait) as swap:
             check_format(Path(out), "parquet")  # under the lock: a Delta run started together may have written first
-            for name, frame in tables.items():
-                target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
-                written[name] = str(partition_dir(out, name, period) / target.name)
-                with _naming(written[name]):
-                    rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
-                objects[name] = {**_fingerprint(target), "rows": rows}
-            manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
-            manifest = {**manifest, "outputs": dict(written), "objects": objects}
-            with _naming(str(partition_dir(out, "manifest", period) / manifest_file.name)):
-                manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+            written = _stage(swap, out, period, tables=tables, manifest=manifest, fmt=fmt, csv_formulas=csv_formulas)
             if companion is not None:
                 companion.prepare()
             swap.commit(companion.commit if companion is not None else None)
     except BaseException as exc:
-        if companion is None:
-            if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-                raise _output_error(exc, out) from exc
-            raise  # an OutputError already says what and where (a refused journal, the lock)
-        if companion.committed:  # the partitions' own commit failed after the companion's
-            raise OutputError(
-                f"period {period}: {companion.name} holds the new rows, but the partitions could not be "
-                f"committed ({exc}) and were put back",
-                path=out,
-                hint="re-run the period once the cause is fixed: it replaces both.",
-            ) from exc
-        companion.abort()
-        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
-            raise _output_error(exc, out, companion) from exc
-        raise  # the companion's own error says that both kept their previous rows
+        error = _write_error(exc, out, period, companion=companion)
+        if error is None:
+            raise
+        raise error from exc
     written["manifest"] = str(partition_dir(out, "manifest", period) / "manifest.json")
     return written
+
+
+def _stage(
+    swap: FolderSwap,
+    out: str,
+    period: str,
+    *,
+    tables: dict[str, pl.DataFrame | pl.LazyFrame],
+    manifest: dict[str, Any],
+    fmt: Format,
+    csv_formulas: CsvFormulas,
+) -> dict[str, str]:
+    """Write each table, then the manifest, into the swap's staging folders; each table's file once swapped in."""
+    written: dict[str, str] = {}
+    objects: dict[str, dict[str, Any]] = {}
+    for name, frame in tables.items():
+        target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
+        written[name] = str(partition_dir(out, name, period) / target.name)
+        with _naming(written[name]):
+            rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
+        objects[name] = {**_fingerprint(target), "rows": rows}
+    manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
+    manifest = {**manifest, "outputs": dict(written), "objects": objects}
+    with _naming(str(partition_dir(out, "manifest", period) / manifest_file.name)):
+        manifest_file.write_text(json.dumps(manifest, indent=2, default=str) + "\n", encoding="utf-8")
+    return written
+
+
+def _write_error(exc: BaseException, out: str, period: str, *, companion: Companion | None) -> OutputError | None:
+    """The error to raise for what stopped a write (the companion aborted first, unless it committed);
+    None: raise ``exc`` as it is."""
+    if companion is None:
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            return _output_error(exc, out)
+        return None  # an OutputError already says what and where (a refused journal, the lock)
+    if companion.committed:  # the partitions' own commit failed after the companion's
+        return OutputError(
+            f"period {period}: {companion.name} holds the new rows, but the partitions could not be "
+            f"committed ({exc}) and were put back",
+            path=out,
+            hint="re-run the period once the cause is fixed: it replaces both.",
+        )
+    companion.abort()
+    if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+        return _output_error(exc, out, companion)
+    return None  # the companion's own error says that both kept their previous rows
 
 
 @contextlib.contextmanager

@@ -344,31 +344,41 @@ def rule_set_for(
         FIDE Rapid and Blitz Rating Regulations; ``fide-rules.md`` sections 0, 3.3 and 8.
     """
     if rule_set is not None:
-        if rule_set not in RULE_SETS:
-            raise UsageError(
-                f"unknown rule set {rule_set!r}",
-                option="rule_set",
-                hint=f"use one of {', '.join(sorted(RULE_SETS))}.",
-            )
-        chosen = RULE_SETS[rule_set]
+        chosen = _named(rule_set)
     elif rules == "elo":
         chosen = ELO
     else:
-        found = [rs for first, rs in _BY_PERIOD if period >= first]
-        if not found:
-            raise UsageError(
-                f"period {period} is before {FIRST_FIDE_PERIOD}; {option('rules', 'fide')} has the FIDE rating "
-                f"regulations from 1 January 2022 on (periods {FIRST_FIDE_PERIOD} and later): older ones are not "
-                "offered, as their first-rating rule, floor and rounding have no source here (rules/SOURCE.md)",
-                option="period",
-                hint=f"to rate older games with the 2022 rules, add {option('rule_set', 'fide-2022-01')}.",
-            )
-        chosen = found[0]
+        chosen = _fide_for(period)
     if chosen.name != ELO.name and list_kind != "standard":
         chosen = _rapid_or_blitz(chosen, period, list_kind)
     if rule_set is None and chosen.name != ELO.name:
         chosen = _one_off(chosen, period)
     return chosen
+
+
+def _named(rule_set: str) -> RuleSet:
+    """The rule set of that name (:data:`RULE_SETS`); a UsageError for an unknown one."""
+    if rule_set not in RULE_SETS:
+        raise UsageError(
+            f"unknown rule set {rule_set!r}",
+            option="rule_set",
+            hint=f"use one of {', '.join(sorted(RULE_SETS))}.",
+        )
+    return RULE_SETS[rule_set]
+
+
+def _fide_for(period: str) -> RuleSet:
+    """The FIDE standard rule set in force for ``period`` (:data:`_BY_PERIOD`); a UsageError before 2022-01."""
+    found = [rs for first, rs in _BY_PERIOD if period >= first]
+    if not found:
+        raise UsageError(
+            f"period {period} is before {FIRST_FIDE_PERIOD}; {option('rules', 'fide')} has the FIDE rating "
+            f"regulations from 1 January 2022 on (periods {FIRST_FIDE_PERIOD} and later): older ones are not "
+            "offered, as their first-rating rule, floor and rounding have no source here (rules/SOURCE.md)",
+            option="period",
+            hint=f"to rate older games with the 2022 rules, add {option('rule_set', 'fide-2022-01')}.",
+        )
+    return found[0]
 
 
 def _rapid_or_blitz(chosen: RuleSet, period: str, list_kind: ListKind) -> RuleSet:
