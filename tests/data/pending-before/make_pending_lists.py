@@ -2,7 +2,7 @@
 
 Run from the repository root, with the build before the change on the path, e.g.
 ``git archive 0d48fa4 elo_batch | tar -x -C /tmp/before && PYTHONPATH=/tmp/before python
-tests/data/pending-before/make_lists.py``.
+tests/data/pending-before/make_pending_lists.py``.
 """
 
 from __future__ import annotations
