@@ -21,7 +21,7 @@ from elo_batch import columns as c
 from elo_batch import pipeline, sanity
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import Counts, PeriodResult
+from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.guards import Reason, rejected_reasons
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
@@ -218,6 +218,7 @@ def _run(
             result,
             files=checked.games.files,
             list_info=checked.list_info,
+            events_file=result.events_file,
             config=config,
             output=output,
             encoding=sources.encoding,
@@ -272,7 +273,7 @@ def validate(sources: pipeline.Sources, *, config: RunConfig, on_progress: Progr
     )
 
 
-def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
+def _summary(result: RatedPeriod, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
     up, down = result.band_moves
     reasons, more = rejected_reasons(result.rejected)
     return PeriodSummary(

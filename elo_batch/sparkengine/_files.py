@@ -5,7 +5,7 @@ same encodings, separators, header names, blank lines and ragged rows as the loc
 by the library's checks: the rows, ``source_file`` (the path as given) and ``source_row`` are those of
 the local engine. The executors must see the paths (local mode, or a file system shared with the
 cluster); a file must fit in an executor's memory (larger ones: read them with Spark and call
-:func:`elo_batch.spark.rate_period`).
+:func:`elo_batch.rate_period`).
 
 What the driver must know before the rows can be typed (does every file have integer ids?) comes back
 with the check: the ids travel as text and are cast to integers in Spark when every file has them, as
@@ -30,8 +30,8 @@ from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.readers import read_table, reading
 from elo_batch.inputs.validate import note_ignored_columns, split_event_rows
-from elo_batch.spark import _arrow
-from elo_batch.spark._check import (
+from elo_batch.sparkengine import _arrow
+from elo_batch.sparkengine._check import (
     EVENT_COLUMNS,
     GOOD,
     SparkGames,

@@ -38,7 +38,7 @@ from elo_batch.engine.period import rule_counts
 from elo_batch.engine.sides import Chunk, rate_chunk
 from elo_batch.errors import InternalError
 from elo_batch.rules.sets import RuleSet
-from elo_batch.spark import _arrow
+from elo_batch.sparkengine import _arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -44,7 +44,7 @@ from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
 from elo_batch.inputs.readers import FrameInput, read_frame
 from elo_batch.inputs.validate import split_event_rows
 from elo_batch.sanity import GAME_CONTENT, Alike
-from elo_batch.spark import _arrow
+from elo_batch.sparkengine import _arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

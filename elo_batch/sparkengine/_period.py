@@ -5,9 +5,9 @@ The steps of :func:`elo_batch.engine.period.rate_period`, each where it scales:
 1. the list in force on the driver: the floor (:func:`~elo_batch.engine.listinforce.unrate_below_floor`)
    and the rapid and blitz seed (:func:`~elo_batch.engine.listchanges.seed_players`, for the players one
    Spark group-by finds);
-2. the pre-pass (:mod:`elo_batch.spark._prepass`): base ratings, the dense index, the event facts, the
+2. the pre-pass (:mod:`elo_batch.sparkengine._prepass`): base ratings, the dense index, the event facts, the
    upgrades of the 2022 rule, the blocks of the float order;
-3. map and reduce (:mod:`elo_batch.spark._map`): the engine's kernels on each partition (one task per
+3. map and reduce (:mod:`elo_batch.sparkengine._map`): the engine's kernels on each partition (one task per
    partition of the period's rows), Spark's ``groupBy().sum()`` on bigint (exact; an overflow is an error
    under ANSI mode), the float terms added in the engine's fixed order;
 4. finalize: :func:`~elo_batch.engine.finish.finalize` on the driver (one row per player: K, the 700
@@ -36,14 +36,14 @@ from elo_batch.engine import eventrows, listchanges, sums
 from elo_batch.engine import period as local_period
 from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.listinforce import as_list_in_force, unrate_below_floor
-from elo_batch.engine.period import PeriodResult, accounting, one_off_notes
+from elo_batch.engine.period import RatedPeriod, accounting, one_off_notes
 from elo_batch.engine.prepass import Prepared
 from elo_batch.errors import InternalError
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
-from elo_batch.spark import _arrow, _map, _prepass
-from elo_batch.spark._check import SparkGames
+from elo_batch.sparkengine import _arrow, _map, _prepass
+from elo_batch.sparkengine._check import SparkGames
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -54,7 +54,7 @@ class SparkPeriod:
     """A period rated on Spark: the local engine's result (ratings and rejected in the driver's memory, the
     audit a LazyFrame read from Spark batch by batch), and the audit as a Spark frame (input order)."""
 
-    result: PeriodResult
+    result: RatedPeriod
     audit: DataFrame
 
 
@@ -148,7 +148,7 @@ def rate_period(
         *eventrows.rule_notes(period, reduced.by_code, reduced.waived),
     )
     events = games.games.events
-    local = PeriodResult(
+    local = RatedPeriod(
         period, rules, finished.ratings, audited.local, in_period + reduced.two_sided, rejected, counts, warnings,
         prepared.ids.slice(prepared.listed.height), events.source if events is not None else None, (up, down),
     )  # fmt: skip

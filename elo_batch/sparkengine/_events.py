@@ -24,8 +24,8 @@ from elo_batch import working as w
 from elo_batch.choices import PeriodBy
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine import events as ev
-from elo_batch.spark import _arrow
-from elo_batch.spark._check import SparkGames
+from elo_batch.sparkengine import _arrow
+from elo_batch.sparkengine._check import SparkGames
 
 _GROUPS, _PICKED = 0, 1
 _GROUP_COLUMNS = {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), w.MONTH: pl.String(), w.ROWS: pl.Int64(),
@@ -84,7 +84,7 @@ def settle(
     """The games with their event facts, as :func:`elo_batch.engine.events.settle` gives them.
 
     Args:
-        games: The checked games (:func:`elo_batch.spark._check.check_games` or the file check).
+        games: The checked games (:func:`elo_batch.sparkengine._check.check_games` or the file check).
         table: The events file (:data:`elo_batch.inputs.eventsfile.EVENTS_SCHEMA`), or None.
         period_by: ``date`` or ``event``.
         source: What was read for ``table``, for the manifest.
