@@ -1,6 +1,6 @@
-"""A rated period as the API hands it out (:class:`PeriodResult`), what its manifest records about the run
-that rated it (:class:`RunInputs`), and writing it as ``elo-batch run`` does (:func:`write`): shared by the
-public API and the Spark engine's own API. No rating maths; prints nothing.
+"""A rated period as the API hands it out (:class:`PeriodResult`, the one public result: a period rated on
+Spark holds one as its ``local``), what its manifest records about the run that rated it (:class:`RunInputs`),
+and writing it as ``elo-batch run`` does (:func:`write`). No rating maths; prints nothing.
 """
 
 from __future__ import annotations
