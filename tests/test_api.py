@@ -587,3 +587,27 @@ def test_the_public_api_never_imports_pyspark_for_other_frames() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_spark_names_refuse_games_that_are_not_a_spark_frame() -> None:
+    """``elo_batch.spark.rate_period`` (and ``rate_periods``) is the API's call for Spark frames only: a
+    polars frame is a TypeError pointing to ``elo_batch.rate_period`` (without pyspark: how to install
+    it); ``chunk_rows`` is refused first, naming it."""
+    import importlib.util
+
+    from elo_batch import spark
+
+    installed = all(importlib.util.find_spec(name) is not None for name in ("pyspark", "pandas"))
+    games = pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"], "date": ["2025-11-03"]})
+    for call in (
+        lambda: spark.rate_period(games, period="2025-11"),  # type: ignore[arg-type]
+        lambda: spark.rate_periods(games, periods="2025-11"),  # type: ignore[arg-type]
+    ):
+        if installed:
+            with pytest.raises(TypeError, match=r"games must be a Spark DataFrame, not DataFrame \(use elo_batch"):
+                call()
+        else:
+            with pytest.raises(elo_batch.UsageError, match="the Spark engine needs"):
+                call()
+    with pytest.raises(elo_batch.UsageError, match="chunk_rows does not apply to the Spark engine"):
+        spark.rate_period(games, period="2025-11", chunk_rows=10)  # type: ignore[arg-type]
