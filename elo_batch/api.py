@@ -10,27 +10,27 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
-import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeGuard, Unpack, overload
+from typing import TYPE_CHECKING, Literal, Unpack, overload
 
 from elo_batch import pipeline, rated, runner
-from elo_batch.apiargs import Options, callback_arg, run_options, run_sources
+from elo_batch.apiargs import Options, callback_arg, run_options, run_sources, spark_sources
 from elo_batch.config import RunConfig
 from elo_batch.errors import UsageError
 from elo_batch.job import run
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions, given
 from elo_batch.outputs import atomic, delta
 from elo_batch.rated import PeriodResult, RunInputs
+from elo_batch.runinputs import Engine
 from elo_batch.runner import Progress, ValidationReport
-from elo_batch.sources import Frame, Source, path_arg
+from elo_batch.sources import Frame, Source, on_spark, path_arg
 from elo_batch.storage import objectstore
 
 if TYPE_CHECKING:  # pyspark is imported only by a caller that holds a Spark frame (never here)
     from pyspark.sql import DataFrame as SparkFrame
 
-    from elo_batch.spark import SparkPeriodResult
+    from elo_batch.sparkengine import SparkPeriodResult
 
 
 @overload
@@ -70,7 +70,8 @@ def rate_period(
             one-sided ``player_id, opponent_rating, result``): a polars DataFrame or LazyFrame, a pyarrow
             Table, or CSV/Parquet paths (a path, glob or folder, or a list of them); or a Spark
             DataFrame (classic or Connect), rated by the Spark engine, which gives Spark frames back
-            (:func:`elo_batch.spark.rate_period`). pyspark is never imported for the others.
+            (:class:`~elo_batch.sparkengine.SparkPeriodResult`; ``chunk_rows`` refused: Spark's
+            partitions are the chunks). pyspark is never imported for the others.
         period: The month, ``YYYY-MM``.
         ratings: The list in force, of the same kinds. None: no list (a new rating pool): ratings from
             the game rows, players without one unrated. Not passed: as None, but a run whose game rows
@@ -99,11 +100,7 @@ def rate_period(
         >>> result.ratings.select("player_id", "rating", "change").rows()
         [('A', 2010, 10), ('B', 1990, -10)]
     """
-    if on_spark(games):
-        from elo_batch import spark
-
-        return spark.rate_period(games, period=period, ratings=ratings, options=options, **keywords)
-    chosen = run_options("rate_period", options, keywords)
+    chosen = _options("rate_period", games, options=options, keywords=keywords)
     config = chosen.config(given(period, "period"))
     if len(config.periods) != 1:
         raise UsageError(
@@ -111,7 +108,8 @@ def rate_period(
             option="period",
             hint="give one month YYYY-MM, or rate a range with rate_periods().",
         )
-    return next(_rate(games, ratings, config, options=chosen))  # type: ignore[arg-type]
+    results: Iterator[PeriodResult | SparkPeriodResult] = _rate(games, ratings, config, options=chosen)
+    return next(results)
 
 
 @overload
@@ -152,8 +150,8 @@ def rate_periods(
 
     Args:
         games, ratings, options, keywords: As :func:`rate_period` (a Spark DataFrame of games is rated
-            by the Spark engine: :func:`elo_batch.spark.rate_periods`); ``ratings`` is the list in
-            force before the first month.
+            by the Spark engine, each month with Spark frames); ``ratings`` is the list in force before
+            the first month.
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
 
     Returns:
@@ -162,20 +160,8 @@ def rate_periods(
     Raises:
         As :func:`rate_period`.
     """
-    if on_spark(games):
-        from elo_batch import spark
-
-        return spark.rate_periods(games, periods=periods, ratings=ratings, options=options, **keywords)
-    chosen = run_options("rate_periods", options, keywords)
-    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), options=chosen)  # type: ignore[arg-type]
-
-
-def on_spark(games: object) -> TypeGuard[SparkFrame]:
-    """``games`` is a Spark DataFrame (classic, or Connect: both subclass ``pyspark.sql.DataFrame``),
-    looked for only where pyspark is already imported (a caller holding a Spark frame has): as narwhals
-    tells a frame's library, without importing any."""
-    frames = sys.modules.get("pyspark.sql.dataframe")
-    return frames is not None and isinstance(games, frames.DataFrame)
+    chosen = _options("rate_periods", games, options=options, keywords=keywords)
+    return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), options=chosen)
 
 
 def write_period(
@@ -278,16 +264,48 @@ def validate(
     return runner.validate(run_sources(games, ratings, chosen), config=chosen.config(period), on_progress=on_progress)
 
 
+def _options(function: str, games: object, *, options: RunOptions | None, keywords: Mapping[str, object]) -> RunOptions:
+    """The options of a call of ``function``; for a Spark frame of games, the Spark engine's refusals first
+    (:func:`elo_batch.sparkengine.spark_options`)."""
+    if on_spark(games):
+        from elo_batch.sparkengine import spark_options
+
+        return spark_options(function, options, keywords)
+    return run_options(function, options, keywords)
+
+
 def _rate(
-    games: Source, ratings: Source | NotGiven | None, config: RunConfig, *, options: RunOptions
+    games: Source | SparkFrame,
+    ratings: SparkFrame | Source | NotGiven | None,
+    config: RunConfig,
+    *,
+    options: RunOptions,
+) -> Iterator[PeriodResult] | Iterator[SparkPeriodResult]:
+    """Read and check the inputs now, over the engine ``games`` call for (a Spark frame: the Spark engine,
+    whose periods come with Spark frames); rate the periods as the iterator is advanced."""
+    if on_spark(games):
+        from elo_batch.sparkengine import SparkEngine
+
+        engine = SparkEngine()
+        rated = _periods(spark_sources(games, ratings, options), config, engine=engine, options=options)
+        return map(engine.spark_result, rated)
+    sources = run_sources(games, ratings, options)  # type: ignore[arg-type]
+    return _periods(sources, config, engine=pipeline.LocalEngine(), options=options)
+
+
+def _periods(
+    sources: pipeline.Sources, config: RunConfig, *, engine: Engine, options: RunOptions
 ) -> Iterator[PeriodResult]:
-    """Read and check the inputs now; rate the periods as the iterator is advanced."""
+    """The pipeline's periods of ``sources`` over ``engine`` as the API hands them out (the inputs read and
+    checked now)."""
     started = dt.datetime.now(dt.UTC)
-    sources = run_sources(games, ratings, options)
-    engine = pipeline.LocalEngine()
     with runner.in_chunks(config):
         checked = pipeline.check_inputs(sources, config, engine)
-    inputs = RunInputs(checked.games.files, checked.list_info, config, options.encoding, started)
+    events = checked.games.events
+    inputs = RunInputs(
+        checked.games.files, checked.list_info, events.source if events is not None else None, config,
+        options.encoding, started,
+    )  # fmt: skip
     results = pipeline.rate(checked, config, engine)
 
     def periods() -> Iterator[PeriodResult]:
@@ -295,17 +313,9 @@ def _rate(
             with runner.in_chunks(config):
                 result = next(results)
             yield PeriodResult(
-                result.period,
-                result.rule_set,
-                result.ratings,
-                result.audit,
-                result.rejected,
-                result.counts,
-                checked.warnings(result),
-                result.audit_rows,
-                inputs,
-                result,
-            )
+                result.period, result.rule_set, result.ratings, result.audit, result.rejected, result.counts,
+                checked.warnings(result), result.audit_rows, inputs,
+            )  # fmt: skip
 
     return periods()
 

@@ -15,11 +15,14 @@ import polars as pl
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.errors import UsageError, option
+from elo_batch.inputs.frames import FrameInput
 from elo_batch.options import FIELDS, NotGiven, RunOptions
 from elo_batch.pipeline import Sources
 from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, ratings_none
 
-if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
+if TYPE_CHECKING:  # pyspark is imported by a caller that hands over a Spark frame (and has imported it)
+    from pyspark.sql import DataFrame as SparkFrame
+
     from elo_batch.runinputs import Engine
 
 
@@ -74,11 +77,31 @@ def run_sources(games: Source, ratings: Source | NotGiven | None, options: RunOp
     Raises:
         TypeError: ``games``, ``ratings`` or ``options.events`` neither a table nor paths.
     """
+    return _sources(games_sources(games, options.source_name), ratings, options, events=options.events)
+
+
+def spark_sources(games: SparkFrame, ratings: object, options: RunOptions) -> Sources:
+    """Where a call's inputs are when ``games`` is a Spark DataFrame: that frame, for the Spark engine to
+    read (:class:`elo_batch.sparkengine.SparkEngine`); a list or events given as Spark frames collected to
+    the driver (one row per player, per event); the rest as :func:`run_sources` has it.
+
+    Raises:
+        TypeError: ``ratings`` or ``options.events`` neither a table nor paths.
+    """
+    from elo_batch.sparkengine import on_driver
+
+    given = [FrameInput(games, options.source_name, "games")]
+    return _sources(given, on_driver(ratings), options, events=on_driver(options.events))  # type: ignore[arg-type]
+
+
+def _sources(games: list[str | FrameInput], ratings: Source | NotGiven | None, options: RunOptions, *,
+             events: object) -> Sources:  # fmt: skip
+    """The pipeline's sources of a call whose games are ``games``."""
     return Sources(
-        games=games_sources(games, options.source_name),
+        games=games,
         ratings=list_source(ratings),
         ratings_none=ratings_none(ratings),
-        events=events_source(options.events),
+        events=events_source(events),
         ratings_period=options.ratings_period,
         encoding=options.encoding,
         bands=options.bands_frame(),
@@ -132,7 +155,7 @@ def engine_of(engine: str, spark_master: str | None, options: RunOptions) -> Eng
             option="chunk_rows",
             hint=f"leave {option('chunk_rows')} out with {option('engine', 'spark')}.",
         )
-    from elo_batch.spark import SparkEngine, require_spark
+    from elo_batch.sparkengine import SparkEngine, require_spark
 
     require_spark()
     return SparkEngine(spark_master)

@@ -19,7 +19,7 @@ from elo_batch.config import RunConfig
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import period as period_engine
 from elo_batch.engine.events import settle
-from elo_batch.engine.period import PeriodResult
+from elo_batch.engine.period import RatedPeriod
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.inputs.validate import load_games
@@ -53,7 +53,7 @@ class LocalEngine:
 
     def rate_periods(
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
-    ) -> Iterator[PeriodResult]:
+    ) -> Iterator[RatedPeriod]:
         """Rate the periods one after the other (:func:`elo_batch.engine.period.rate_periods`)."""
         return period_engine.rate_periods(games, rating_list, config, bands=bands)
 
@@ -108,7 +108,7 @@ class Checked:
     bands: Bands
     notes: tuple[str, ...]
 
-    def warnings(self, result: PeriodResult, *, stale: tuple[str, ...] = ()) -> tuple[str, ...]:
+    def warnings(self, result: RatedPeriod, *, stale: tuple[str, ...] = ()) -> tuple[str, ...]:
         """Everything the run warns about for ``result``'s period: the inputs, the rating, the period
         (``stale``: later periods of the output this period leaves stale)."""
         list_given = self.rating_list is not None
@@ -152,7 +152,7 @@ def check_inputs(
     return Checked(games, rating_list, list_info, bands, notes)
 
 
-def rate(checked: Checked, config: RunConfig, engine: Engine) -> Iterator[PeriodResult]:
+def rate(checked: Checked, config: RunConfig, engine: Engine) -> Iterator[RatedPeriod]:
     """The periods of ``config`` rated in order, each from the list the one before made (a period is
     rated when the iterator reaches it)."""
     return engine.rate_periods(checked.games, checked.rating_list, config, bands=checked.bands)

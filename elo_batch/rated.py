@@ -1,6 +1,6 @@
-"""A rated period as the API hands it out (:class:`PeriodResult`), what its manifest records about the run
-that rated it (:class:`RunInputs`), and writing it as ``elo-batch run`` does (:func:`write`): shared by the
-public API and the Spark engine's own API. No rating maths; prints nothing.
+"""A rated period as the API hands it out (:class:`PeriodResult`, the one public result: a period rated on
+Spark holds one as its ``local``), what its manifest records about the run that rated it (:class:`RunInputs`),
+and writing it as ``elo-batch run`` does (:func:`write`). No rating maths; prints nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
-from elo_batch.engine.period import PeriodResult as EngineResult
 from elo_batch.errors import UsageError
 from elo_batch.outputs import delta
 from elo_batch.outputs.writers import check_writable
@@ -61,16 +60,16 @@ class PeriodResult:
     warnings: tuple[str, ...]
     audit_rows: int
     _written: RunInputs = dataclasses.field(repr=False)
-    _result: EngineResult = dataclasses.field(repr=False)
 
 
 @dataclass(frozen=True)
 class RunInputs:
-    """What a period's manifest records about the run that rated it (:func:`write_period` writes it; the
-    Spark engine's results carry one too)."""
+    """What a period's manifest records about the run that rated it, beside the period's own tables and
+    counts: the inputs read (games, list, events file), the run's config and encoding, when it started."""
 
     files: tuple[InputFile, ...]
     list_info: InputFile | None
+    events_file: InputFile | None
     config: RunConfig
     encoding: str | None
     started: dt.datetime
@@ -103,9 +102,10 @@ def write(
     inputs = result._written
     return write_result(
         target,
-        result._result,
+        result,
         files=inputs.files,
         list_info=inputs.list_info,
+        events_file=inputs.events_file,
         config=inputs.config,
         output=Output(format=format, table_format=table_format, csv_formulas=csv_formulas),
         encoding=inputs.encoding,

@@ -16,7 +16,7 @@ from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine.period import PeriodResult
+from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
@@ -53,7 +53,7 @@ class Engine(Protocol):
 
     def rate_periods(
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
-    ) -> Iterator[PeriodResult]:
+    ) -> Iterator[RatedPeriod]:
         """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
 
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:

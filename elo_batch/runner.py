@@ -21,7 +21,7 @@ from elo_batch import columns as c
 from elo_batch import pipeline, sanity
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import Counts, PeriodResult
+from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.guards import Reason, rejected_reasons
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
@@ -243,8 +243,9 @@ def _rate_and_write(written: _Written, engine: Engine, *, progress: Progress) ->
         left_stale = stale if index == len(config.periods) - 1 else ()
         warnings = checked.warnings(result, stale=left_stale)
         outputs = write_result(
-            written.out, result, files=checked.games.files, list_info=checked.list_info, config=config,
-            output=written.output, encoding=written.sources.encoding, started=written.started, warnings=warnings,
+            written.out, result, files=checked.games.files, list_info=checked.list_info,
+            events_file=result.events_file, config=config, output=written.output, encoding=written.sources.encoding,
+            started=written.started, warnings=warnings,
             stale_periods=left_stale,
         )  # fmt: skip
         yield _summary(result, warnings, outputs)
@@ -296,7 +297,7 @@ def _report(checked: pipeline.Checked, config: RunConfig, summaries: tuple[Perio
     )
 
 
-def _summary(result: PeriodResult, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
+def _summary(result: RatedPeriod, warnings: tuple[str, ...], outputs: dict[str, str]) -> PeriodSummary:
     up, down = result.band_moves
     reasons, more = rejected_reasons(result.rejected)
     return PeriodSummary(

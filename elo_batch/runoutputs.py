@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -16,13 +16,34 @@ from elo_batch import __version__
 from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import PeriodResult
+from elo_batch.engine.period import Counts
 from elo_batch.outputs import delta, warehouse
 from elo_batch.outputs.writers import write_period
+from elo_batch.rules.sets import RuleSet
 from elo_batch.storage import objectstore
 
 
-def period_tables(result: PeriodResult) -> dict[str, pl.DataFrame | pl.LazyFrame]:
+class RatedTables(Protocol):
+    """What a rated period writes: the engine's :class:`~elo_batch.engine.period.RatedPeriod` (``run``) and
+    the API's :class:`~elo_batch.rated.PeriodResult` (``write_period``) alike."""
+
+    @property
+    def period(self) -> str: ...
+    @property
+    def rule_set(self) -> RuleSet: ...
+    @property
+    def ratings(self) -> pl.DataFrame: ...
+    @property
+    def audit(self) -> pl.LazyFrame: ...
+    @property
+    def audit_rows(self) -> int: ...
+    @property
+    def rejected(self) -> pl.DataFrame: ...
+    @property
+    def counts(self) -> Counts: ...
+
+
+def period_tables(result: RatedTables) -> dict[str, pl.DataFrame | pl.LazyFrame]:
     """The tables a period writes, by name (``ratings``, ``audit``, ``rejected``)."""
     return {"ratings": result.ratings, "audit": result.audit, "rejected": result.rejected}
 
@@ -52,10 +73,11 @@ class Output:
 
 def write_result(
     out: str,
-    result: PeriodResult,
+    result: RatedTables,
     *,
     files: tuple[InputFile, ...],
     list_info: InputFile | None,
+    events_file: InputFile | None,
     config: RunConfig,
     output: Output,
     encoding: str | None,
@@ -68,7 +90,8 @@ def write_result(
     Args:
         out: Output folder or object-store URI (see :func:`elo_batch.outputs.writers.write_period`).
         result: The period.
-        files: The game inputs read, and ``list_info`` the list's (None without a list): for the manifest.
+        files: The game inputs read, ``list_info`` the list's (None without a list) and ``events_file``
+            the events file's (None without one): for the manifest.
         config: The run's settings.
         output: How the period is written (with ``encoding``, the inputs' forced text encoding,
             recorded in the manifest's options; with ``output.duckdb`` the database commits together
@@ -87,7 +110,8 @@ def write_result(
     manifest = _manifest(
         result,
         files,
-        list_info,
+        list_info=list_info,
+        events_file=events_file,
         config=config,
         output_options=output.recorded(encoding),
         started=started,
@@ -154,10 +178,11 @@ def _write_delta(
 
 
 def _manifest(
-    result: PeriodResult,
+    result: RatedTables,
     files: tuple[InputFile, ...],
-    list_info: InputFile | None,
     *,
+    list_info: InputFile | None,
+    events_file: InputFile | None,
     config: RunConfig,
     output_options: dict[str, Any],
     started: dt.datetime,
@@ -172,7 +197,7 @@ def _manifest(
         "inputs": {
             "games": [_recorded(f) for f in files],
             "ratings": _recorded(list_info) if list_info else None,
-            **({"events": _recorded(result.events_file)} if result.events_file else {}),
+            **({"events": _recorded(events_file)} if events_file else {}),
         },
         "counts": {**dataclasses.asdict(result.counts), "reconciles": result.counts.reconciles()},
         "rows_written": {

@@ -24,7 +24,7 @@ from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine.period import Counts, PeriodResult
+from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
 from elo_batch.guards import reasons_text, rejected_reasons
 from elo_batch.outputs import delta
@@ -121,7 +121,7 @@ def input_notes(
     )
 
 
-def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ...] = ()) -> tuple[str, ...]:
+def period_notes(result: RatedPeriod, *, list_given: bool, stale: tuple[str, ...] = ()) -> tuple[str, ...]:
     """Warnings about one rated period: nothing rated, most rows rejected, ids not on the list, later
     periods of the output left stale.
 
@@ -152,7 +152,7 @@ def period_notes(result: PeriodResult, *, list_given: bool, stale: tuple[str, ..
     return tuple(notes)
 
 
-def _nothing_rated(result: PeriodResult, *, list_given: bool) -> str | None:
+def _nothing_rated(result: RatedPeriod, *, list_given: bool) -> str | None:
     """Why no game of the period was rated, when none was: no player has a rating, every row of the period
     is not counted, or the inputs hold no row of the period; None when a game was rated."""
     counts, period, ratings = result.counts, result.period, result.ratings

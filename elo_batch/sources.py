@@ -1,6 +1,6 @@
 """The tables a caller names, as the readers take them: a source is a frame in memory or paths (the API's
-``games``, ``ratings`` and ``events``), and an output folder is a path. Used by the public API and by the
-Spark engine's own API alike; reads nothing.
+``games``, ``ratings`` and ``events``; a Spark DataFrame told from the others), and an output folder is a
+path. Used by the public API and by the Spark engine alike; reads nothing.
 
 A bad argument raises TypeError (a wrong kind) or :class:`~elo_batch.errors.UsageError` (a bad value).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias, TypeGuard
 
 import polars as pl
 
@@ -18,8 +18,9 @@ from elo_batch.errors import UsageError
 from elo_batch.inputs.frames import FrameInput
 from elo_batch.options import NotGiven
 
-if TYPE_CHECKING:  # pyarrow is imported when a caller hands over one of its tables (and has imported it)
+if TYPE_CHECKING:  # pyarrow and pyspark are imported by a caller that hands over one of their tables
     import pyarrow as pa
+    from pyspark.sql import DataFrame as SparkFrame
 
 
 #: A table in memory: polars DataFrame or LazyFrame, or pyarrow Table.
@@ -44,6 +45,14 @@ def path_arg(value: object, parameter: str) -> str:
     if not path.strip():
         raise UsageError("an empty path", option=parameter, hint="give a file or folder path.")
     return path
+
+
+def on_spark(value: object) -> TypeGuard[SparkFrame]:
+    """``value`` is a Spark DataFrame (classic, or Connect: both subclass ``pyspark.sql.DataFrame``),
+    looked for only where pyspark is already imported (a caller holding a Spark frame has): as narwhals
+    tells a frame's library, without importing any."""
+    frames = sys.modules.get("pyspark.sql.dataframe")
+    return frames is not None and isinstance(value, frames.DataFrame)
 
 
 def games_sources(games: Source, name: str | None) -> list[str | FrameInput]:

@@ -192,7 +192,7 @@ def _number_arg(value: object, parameter: str) -> None:
 def _calculator_k(k: int | None, rules: RuleSet) -> int:
     if k is not None:
         return k
-    return rules.k_fixed if rules.k_rule == "fixed" and rules.k_fixed else calculator.DEFAULT_K
+    return rules.k_fixed if rules.fixed_k and rules.k_fixed else calculator.DEFAULT_K
 
 
 #: The ways an importer writes formula-like cells of a CSV file (as :func:`elo_batch.write_period`).

@@ -53,7 +53,8 @@ LAYERS = {
     "elo_batch.rated": "runner",
     "elo_batch.sources": "runner",
     "elo_batch.options": "runner",
-    "elo_batch.spark": "spark",
+    "elo_batch.spark": "api",  # the API's names for Spark frames (an alias), over the API
+    "elo_batch.sparkengine": "spark",
     "elo_batch.engine": "engine",
     "elo_batch.inputs": "inputs",
     "elo_batch.outputs": "outputs",

@@ -565,3 +565,49 @@ def test_importing_elo_batch_does_not_import_pyarrow() -> None:
 
     code = "import sys, elo_batch, elo_batch.cli.app; sys.exit('pyarrow' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_the_public_api_never_imports_pyspark_for_other_frames() -> None:
+    """``elo_batch.rate_period`` and ``rate_periods`` of a polars frame, and the module of the API's
+    Spark names (``elo_batch.spark``) imported, leave pyspark out of ``sys.modules``: the engine is
+    chosen by the frame's type, looked for only where pyspark is already imported."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, polars as pl, elo_batch\n"
+        "games = pl.DataFrame({'white_id': ['A'], 'black_id': ['B'], 'result': ['1-0'], 'date': ['2025-11-03']})\n"
+        "result = elo_batch.rate_period(games, period='2025-11', ratings=None)\n"
+        "assert type(result) is elo_batch.PeriodResult, type(result)\n"
+        "list(elo_batch.rate_periods(games, periods='2025-11', ratings=None))\n"
+        "import elo_batch.spark\n"
+        "assert not [name for name in sys.modules if name.startswith('pyspark')]\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_spark_names_refuse_games_that_are_not_a_spark_frame() -> None:
+    """``elo_batch.spark.rate_period`` (and ``rate_periods``) is the API's call for Spark frames only: a
+    polars frame is a TypeError pointing to ``elo_batch.rate_period`` (without pyspark: how to install
+    it); ``chunk_rows`` is refused first, naming it."""
+    import importlib.util
+
+    from elo_batch import spark
+
+    installed = all(importlib.util.find_spec(name) is not None for name in ("pyspark", "pandas"))
+    games = pl.DataFrame({"white_id": ["A"], "black_id": ["B"], "result": ["1-0"], "date": ["2025-11-03"]})
+    for call in (
+        lambda: spark.rate_period(games, period="2025-11"),  # type: ignore[arg-type]
+        lambda: spark.rate_periods(games, periods="2025-11"),  # type: ignore[arg-type]
+    ):
+        if installed:
+            with pytest.raises(TypeError, match=r"games must be a Spark DataFrame, not DataFrame \(use elo_batch"):
+                call()
+        else:
+            with pytest.raises(elo_batch.UsageError, match="the Spark engine needs"):
+                call()
+    with pytest.raises(elo_batch.UsageError, match="chunk_rows does not apply to the Spark engine"):
+        spark.rate_period(games, period="2025-11", chunk_rows=10)  # type: ignore[arg-type]

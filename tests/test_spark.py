@@ -67,19 +67,6 @@ def test_the_public_api_rates_a_spark_frame_on_spark(spark) -> None:
     assert pl.from_arrow(month.ratings.toArrow()).equals(want.ratings)
 
 
-def test_the_public_api_never_imports_pyspark_for_other_frames() -> None:
-    code = (
-        "import sys, polars as pl, elo_batch\n"
-        "games = pl.DataFrame({'white_id': ['A'], 'black_id': ['B'], 'result': ['1-0'], 'date': ['2025-11-03']})\n"
-        "elo_batch.rate_period(games, period='2025-11', ratings=None)\n"
-        "list(elo_batch.rate_periods(games, periods='2025-11', ratings=None))\n"
-        "assert not [name for name in sys.modules if name.startswith('pyspark')]\n"
-    )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-
-
 #: Rows of every kind, spread over partitions: bad rows, a game_id repeated exactly (in another
 #: partition) and one reused with other content, rows of another period and undated rows, a forfeit,
 #: a newcomer, ids with spaces and case to trim, a negative half to round.
@@ -210,7 +197,7 @@ def test_the_declared_arrow_schema_is_met_exactly() -> None:
         pytest.skip(MISSING)
     import pyarrow as pa
 
-    from elo_batch.spark import _arrow
+    from elo_batch.sparkengine import _arrow
 
     frame = pl.DataFrame(
         {"n": pl.Series([1, 2], dtype=pl.Int32), "i": pl.Series([3, 4], dtype=pl.UInt32), "t": ["a", "b"]}
@@ -299,7 +286,7 @@ def test_executors_without_elo_batch_are_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_without_pyspark_the_spark_engine_says_how_to_install_it(cli, tmp_path: Path, monkeypatch) -> None:
-    from elo_batch.spark import _api
+    from elo_batch.sparkengine import _api
 
     found = _api.importlib.util.find_spec
     monkeypatch.setattr(_api.importlib.util, "find_spec", lambda name: None if name == "pyspark" else found(name))
@@ -319,7 +306,7 @@ def test_float_sums_are_the_local_engines_bit_for_bit(spark, monkeypatch) -> Non
     from elo_batch import spark as engine
     from elo_batch.engine import period as local_period
     from elo_batch.engine import sums as sums_kernel
-    from elo_batch.spark import _period as spark_period
+    from elo_batch.sparkengine import _period as spark_period
 
     monkeypatch.setattr(local_period, "_SUM_ROWS", 7)  # the local engine's block, and the Spark engine's:
     monkeypatch.setattr(sums_kernel, "SUM_ROWS", 7)

@@ -16,7 +16,7 @@ import threading
 
 import pytest
 
-from elo_batch.spark._jvm import relay
+from elo_batch.sparkengine._jvm import relay
 from tests.conftest import ROOT
 from tests.engines import IN_CI, MISSING
 

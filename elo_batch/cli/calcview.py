@@ -17,7 +17,7 @@ def describe_rules(rules: RuleSet) -> str:
     >>> describe_rules(RULE_SETS["fide-2025-10"])
     'fide-2025-10: FIDE table 8.1.2, 400-point rule for players under 2650, rounded once per period'
     """
-    expected = "FIDE table 8.1.2" if rules.expected == "table" else "logistic formula 1/(1+10^(-D/400))"
+    expected = "FIDE table 8.1.2" if rules.table_expected else "logistic formula 1/(1+10^(-D/400))"
     cap = {
         "exempt-2650": "400-point rule for players under 2650",
         "always": "400-point rule for everyone",
@@ -49,7 +49,7 @@ def _rating(value: float) -> str:
 def _expected(side: SideResult, rules: RuleSet) -> str:
     if side.expected is None:
         return "-"
-    if rules.expected == "table":
+    if rules.table_expected:
         return f"{side.expected:.2f} ({side.expected * 100:.0f}%)"
     return f"{side.expected:.4f} ({side.expected * 100:.2f}%)"
 

@@ -75,8 +75,9 @@ class Counts:
 
 
 @dataclass(frozen=True)
-class PeriodResult:
-    """Everything one rating period produces.
+class RatedPeriod:
+    """A rating period as the engine rated it: everything the period produces, for the pipeline's views
+    (the API hands it out as :class:`elo_batch.rated.PeriodResult`, ``run`` writes it).
 
     Attributes:
         period: Month of play, ``YYYY-MM``.
@@ -108,7 +109,7 @@ class PeriodResult:
 
 def rate_periods(
     games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
-) -> Iterator[PeriodResult]:
+) -> Iterator[RatedPeriod]:
     """Rate the periods of ``config`` in order, each starting from the list the previous one produced.
 
     Args:
@@ -119,7 +120,7 @@ def rate_periods(
         bands: The band table of the new lists (default: :func:`elo_batch.rules.bands.default_bands`).
 
     Yields:
-        One :class:`PeriodResult` per period, in order.
+        One :class:`RatedPeriod` per period, in order.
 
     Raises:
         UsageError: a period has no supported rule set (see :meth:`RunConfig.rules_for`).
@@ -172,7 +173,7 @@ def rate_period(
     reject_undated: bool = True,
     start_lists: Mapping[str, pl.DataFrame | None] | None = None,
     bands: Bands | None = None,
-) -> PeriodResult:
+) -> RatedPeriod:
     """Rate one period: expected scores, K, change, new list and audit.
 
     Args:
@@ -222,7 +223,7 @@ def rate_period(
     unlisted = prepared.ids.slice(prepared.listed.height)
     events_file = games.events.source if games.events is not None else None
     moves = _band_moves(finished.ratings, bands)
-    return PeriodResult(
+    return RatedPeriod(
         period, rules, finished.ratings, audited, audit_rows, rejected, counts, warnings, unlisted, events_file, moves
     )
 

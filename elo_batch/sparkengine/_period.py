@@ -5,9 +5,9 @@ The steps of :func:`elo_batch.engine.period.rate_period`, each where it scales:
 1. the list in force on the driver: the floor (:func:`~elo_batch.engine.listinforce.unrate_below_floor`)
    and the rapid and blitz seed (:func:`~elo_batch.engine.listchanges.seed_players`, for the players one
    Spark group-by finds);
-2. the pre-pass (:mod:`elo_batch.spark._prepass`): base ratings, the dense index, the event facts, the
+2. the pre-pass (:mod:`elo_batch.sparkengine._prepass`): base ratings, the dense index, the event facts, the
    upgrades of the 2022 rule, the blocks of the float order;
-3. map and reduce (:mod:`elo_batch.spark._map`): the engine's kernels on each partition (one task per
+3. map and reduce (:mod:`elo_batch.sparkengine._map`): the engine's kernels on each partition (one task per
    partition of the period's rows), Spark's ``groupBy().sum()`` on bigint (exact; an overflow is an error
    under ANSI mode), the float terms added in the engine's fixed order;
 4. finalize: :func:`~elo_batch.engine.finish.finalize` on the driver (one row per player: K, the 700
@@ -36,14 +36,14 @@ from elo_batch.engine import eventrows, listchanges, sums
 from elo_batch.engine import period as local_period
 from elo_batch.engine.finish import Finished, finalize
 from elo_batch.engine.listinforce import as_list_in_force, unrate_below_floor
-from elo_batch.engine.period import PeriodResult, accounting, one_off_notes
+from elo_batch.engine.period import RatedPeriod, accounting, one_off_notes
 from elo_batch.engine.prepass import Prepared
 from elo_batch.errors import InternalError
 from elo_batch.rules import bands as band_rules
 from elo_batch.rules.bands import Bands
 from elo_batch.rules.sets import RuleSet
-from elo_batch.spark import _arrow, _map, _prepass
-from elo_batch.spark._check import SparkGames
+from elo_batch.sparkengine import _arrow, _map, _prepass
+from elo_batch.sparkengine._check import SparkGames
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -54,7 +54,7 @@ class SparkPeriod:
     """A period rated on Spark: the local engine's result (ratings and rejected in the driver's memory, the
     audit a LazyFrame read from Spark batch by batch), and the audit as a Spark frame (input order)."""
 
-    result: PeriodResult
+    result: RatedPeriod
     audit: DataFrame
 
 
@@ -100,37 +100,14 @@ def rate_period(
     """One period on Spark (see the module's docstring); as :func:`elo_batch.engine.period.rate_period`."""
     rows = games.rows.where(games.rows[c.PERIOD] == period)
     players = _prepass.period_players(rows)
-    rating_list, floor_warnings = unrate_below_floor(rating_list, rules.floor, period)  # B.02 7.1.2
-    playing = players[w.SIDE_PLAYER].cast(pl.String)
-    rating_list, seed_notes = listchanges.seed_players(rating_list, playing, rules)
+    listed = _list_in_force(rating_list, players, rules, period=period)
     prepared = _prepass.prepare(
-        players,
-        games,
-        rating_list,
-        period=period,
-        add_players_from_games=add_players_from_games,
+        players, games, listed.rating_list, period=period, add_players_from_games=add_players_from_games,
         start_lists=start_lists or {},
-    )
+    )  # fmt: skip
     in_period = games.games.period_rows.get(period, 0)
-    frames = {
-        "ids": prepared.ids,
-        "list_rating": prepared.list_rating,
-        "boundaries": _prepass.block_starts(rows, in_period, sums.SUM_ROWS),
-        **_map.frames_of(prepared.events),
-    }
-    context = _context(frames, rules, prepared, games=games, period=period)
-    if rules.cap_400 == "once-per-event":
-        frames["chosen"] = _prepass.chosen_upgrades(rows, context)
-        context = _context(frames, rules, prepared, games=games, period=period)
-    output = _arrow.spark_schema(_map.map_schema(rules))
-    with _arrow.job():
-        mapped = rows.mapInArrow(_map.Mapper(context, _arrow.arrow_schema(output)), output)
-        reduced = _map.reduce(mapped, rules, prepared.players)
-    if reduced.rows != in_period:
-        raise InternalError(
-            f"period {period}: the map saw {reduced.rows} rows of the {in_period} counted",
-            hint="this is a bug in elo-batch's Spark engine; please report it.",
-        )
+    frames, context = _shipped(rows, prepared, rules, games=games, period=period, in_period=in_period)
+    reduced = _reduced(rows, context, prepared, in_period=in_period)
     bands = bands or band_rules.default_bands()
     finished = finalize(prepared, reduced.sums, rules, period=period, bands=bands)
     rejected, counts = accounting(
@@ -138,21 +115,84 @@ def rate_period(
     )
     audited = _audit(rows, finished, frames, context=context)
     up, down = finished.ratings.select(band_rules.moves(pl.col(c.RATING_BEFORE), pl.col(c.RATING), bands)).row(0)
+    events = games.games.events
+    local = RatedPeriod(
+        period, rules, finished.ratings, audited.local, in_period + reduced.two_sided, rejected, counts,
+        _warnings(listed, prepared, reduced, finished=finished, rules=rules, period=period),
+        prepared.ids.slice(prepared.listed.height),
+        events.source if events is not None else None, (up, down),
+    )  # fmt: skip
+    return SparkPeriod(local, audited.spark)
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """The list in force of a period, and what its changes say."""
+
+    rating_list: pl.DataFrame | None
+    floor_notes: list[str]
+    seed_notes: list[str]
+
+
+def _list_in_force(rating_list: pl.DataFrame | None, players: pl.DataFrame, rules: RuleSet, *, period: str) -> _Listed:
+    """The list in force as the period rates it: ratings under the floor unrated (B.02 7.1.2), the rapid and
+    blitz seed for the period's players (``players``: :func:`elo_batch.sparkengine._prepass.period_players`)."""
+    rating_list, floor_notes = unrate_below_floor(rating_list, rules.floor, period)
+    playing = players[w.SIDE_PLAYER].cast(pl.String)
+    rating_list, seed_notes = listchanges.seed_players(rating_list, playing, rules)
+    return _Listed(rating_list, floor_notes, seed_notes)
+
+
+def _shipped(
+    rows: DataFrame, prepared: Prepared, rules: RuleSet, *, games: SparkGames, period: str, in_period: int
+) -> tuple[dict[str, pl.DataFrame | pl.Series | None], _map.Context]:
+    """The frames the period's tasks need (the index, the list's ratings, the float order's blocks, the
+    event facts; the upgrades chosen under the once-per-event 400-point rule), and the tasks' context."""
+    frames: dict[str, pl.DataFrame | pl.Series | None] = {
+        "ids": prepared.ids,
+        "list_rating": prepared.list_rating,
+        "boundaries": _prepass.block_starts(rows, in_period, sums.SUM_ROWS),
+        **_map.frames_of(prepared.events),
+    }
+    context = _context(frames, rules, prepared, games=games, period=period)
+    if rules.cap_once_per_event:
+        frames["chosen"] = _prepass.chosen_upgrades(rows, context)
+        context = _context(frames, rules, prepared, games=games, period=period)
+    return frames, context
+
+
+def _reduced(rows: DataFrame, context: _map.Context, prepared: Prepared, *, in_period: int) -> _map.Reduced:
+    """The period's map (the kernels on each partition) and reduce (Spark's sums), checked to have seen
+    every row of the period.
+
+    Raises:
+        InternalError: the map saw another number of rows than the check counted.
+    """
+    output = _arrow.spark_schema(_map.map_schema(context.rules))
+    with _arrow.job():
+        mapped = rows.mapInArrow(_map.Mapper(context, _arrow.arrow_schema(output)), output)
+        reduced = _map.reduce(mapped, context.rules, prepared.players)
+    if reduced.rows != in_period:
+        raise InternalError(
+            f"period {context.period}: the map saw {reduced.rows} rows of the {in_period} counted",
+            hint="this is a bug in elo-batch's Spark engine; please report it.",
+        )
+    return reduced
+
+
+def _warnings(
+    listed: _Listed, prepared: Prepared, reduced: _map.Reduced, *, finished: Finished, rules: RuleSet, period: str
+) -> tuple[str, ...]:
+    """The period's warnings, in the local engine's order."""
     started = eventrows.start_note(prepared.events, reduced.noted) if prepared.events is not None else []
-    warnings = (
-        *floor_warnings,
+    return (
+        *listed.floor_notes,
         *prepared.warnings,
         *started,
-        *seed_notes,
+        *listed.seed_notes,
         *one_off_notes(finished.ratings, rules),
         *eventrows.rule_notes(period, reduced.by_code, reduced.waived),
     )
-    events = games.games.events
-    local = PeriodResult(
-        period, rules, finished.ratings, audited.local, in_period + reduced.two_sided, rejected, counts, warnings,
-        prepared.ids.slice(prepared.listed.height), events.source if events is not None else None, (up, down),
-    )  # fmt: skip
-    return SparkPeriod(local, audited.spark)
 
 
 def _context(

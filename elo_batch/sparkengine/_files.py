@@ -5,7 +5,7 @@ same encodings, separators, header names, blank lines and ragged rows as the loc
 by the library's checks: the rows, ``source_file`` (the path as given) and ``source_row`` are those of
 the local engine. The executors must see the paths (local mode, or a file system shared with the
 cluster); a file must fit in an executor's memory (larger ones: read them with Spark and call
-:func:`elo_batch.spark.rate_period`).
+:func:`elo_batch.rate_period`).
 
 What the driver must know before the rows can be typed (does every file have integer ids?) comes back
 with the check: the ids travel as text and are cast to integers in Spark when every file has them, as
@@ -30,8 +30,8 @@ from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.readers import read_table, reading
 from elo_batch.inputs.validate import note_ignored_columns, split_event_rows
-from elo_batch.spark import _arrow
-from elo_batch.spark._check import (
+from elo_batch.sparkengine import _arrow
+from elo_batch.sparkengine._check import (
     EVENT_COLUMNS,
     GOOD,
     SparkGames,
@@ -129,6 +129,25 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
             w.MAP_KIND, w.PART, w.UNIT_ROWS, w.BLOB, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS
         )
     )
+    reads = _reads(side, checked, files=len(paths))
+    canonical = _canonical(reads)
+    typed = [F.col(name).cast("bigint") if canonical[name] != _TEXT_IDS[name] else F.col(name) for name in _TEXT_IDS]
+    good: DataFrame = checked.where(F.col(w.MAP_KIND) == GOOD).select(*typed, w.PART)
+    absent = frozenset.intersection(*(read.missing for read in reads)) if reads else frozenset()
+    return finish(
+        checked, good, side.drop(w.BLOB), canonical=canonical, absent=absent,
+        files=tuple(read.info for read in reads), by_path=False,
+    )  # fmt: skip
+
+
+def _reads(side: pl.DataFrame, checked: DataFrame, *, files: int) -> list[_Read]:
+    """What each file's check told the driver, in the order of the files; the first file's error raised.
+
+    Raises:
+        InputMissingError, InputDataError: the error that stopped the first file that failed (``checked``,
+            the check's cached output, released first).
+        InternalError: a file's check told nothing.
+    """
     errors = side.filter(pl.col(w.MAP_KIND) == ERROR).sort(w.PART)
     if errors.height:
         checked.unpersist()
@@ -138,26 +157,19 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
         error.args = args
         raise error
     reads: list[_Read] = [pickle.loads(blob) for blob in side.filter(pl.col(w.MAP_KIND) == INFO).sort(w.PART)[w.BLOB]]
-    if len(reads) != len(paths):
-        raise InternalError(f"{len(reads)} of {len(paths)} game files were checked", hint="please report it.")
-    # as load_games: integer ids only when every file has them; game_ids likewise, among the files with them
+    if len(reads) != files:
+        raise InternalError(f"{len(reads)} of {files} game files were checked", hint="please report it.")
+    return reads
+
+
+def _canonical(reads: list[_Read]) -> dict[str, pl.DataType]:
+    """The types of the checked rows, as load_games decides them: integer ids only when every file has
+    them; game_ids likewise, among the files with them."""
     integer_ids = all(read.integer_ids for read in reads)
     with_games = [read.integer_games for read in reads if read.integer_games is not None]
     integer_games = all(with_games) and (bool(with_games) or integer_ids)
-    canonical: dict[str, pl.DataType] = {
+    return {
         **CANONICAL_SCHEMA,
         **dict.fromkeys((c.WHITE_ID, c.BLACK_ID), pl.Int64() if integer_ids else pl.String()),
         c.GAME_ID: pl.Int64() if integer_games else pl.String(),
     }
-    typed = [F.col(name).cast("bigint") if canonical[name] != _TEXT_IDS[name] else F.col(name) for name in _TEXT_IDS]
-    good: DataFrame = checked.where(F.col(w.MAP_KIND) == GOOD).select(*typed, w.PART)
-    absent = frozenset.intersection(*(read.missing for read in reads)) if reads else frozenset()
-    return finish(
-        checked,
-        good,
-        side.drop(w.BLOB),
-        canonical=canonical,
-        absent=absent,
-        files=tuple(read.info for read in reads),
-        by_path=False,
-    )

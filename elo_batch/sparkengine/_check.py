@@ -44,7 +44,7 @@ from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
 from elo_batch.inputs.readers import FrameInput, read_frame
 from elo_batch.inputs.validate import split_event_rows
 from elo_batch.sanity import GAME_CONTENT, Alike
-from elo_batch.spark import _arrow
+from elo_batch.sparkengine import _arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -247,8 +247,6 @@ def finish(
         by_path: Input order is that of the files' paths (a frame Spark read: its units are its splits,
             in Spark's order); else that of the units (one per file, in the order given).
     """
-    from pyspark import StorageLevel
-
     offsets = _offsets(side.filter(pl.col(w.MAP_KIND) == READ), by_path)
     bad = (
         side.filter(pl.col(w.MAP_KIND) == BAD)
@@ -260,36 +258,55 @@ def finish(
     )
     by_period = side.filter(pl.col(w.MAP_KIND) == BY_PERIOD).group_by(c.PERIOD).agg(pl.col(w.UNIT_ROWS).sum())
     period_rows = collections.Counter({period: int(rows) for period, rows in by_period.iter_rows()})
-    numbered = _numbered(good, offsets).select(*canonical)
-    rows, reused, cached = numbered, pl.DataFrame(schema=REJECTED_SCHEMA), [checked]
+    rows, reused, cached = _repeats_marked(_numbered(good, offsets).select(*canonical), canonical, absent=absent)
+    for refused in reused:
+        period_rows.subtract(collections.Counter(dict(refused.group_by(c.PERIOD).len().iter_rows())))
+    rejected = bad
+    if reused:
+        rejected = pl.concat([bad, *reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+    local = GamesInput(
+        pl.DataFrame(schema=canonical), rejected, files, dict(period_rows), absent, _event_rows(side, offsets)
+    )
+    return SparkGames(rows, local, (checked, *cached))
+
+
+def _repeats_marked(
+    rows: DataFrame, canonical: dict[str, pl.DataType], *, absent: frozenset[str]
+) -> tuple[DataFrame, list[pl.DataFrame], list[DataFrame]]:
+    """The numbered rows with repeated game_ids (:func:`_marked`) and games entered twice
+    (:func:`_games_marked`) marked, where the inputs have the columns; the rows refused by each (those
+    that refused some, ``REJECTED_SCHEMA``), and the frames cached (the joins once, for every pass)."""
+    from pyspark import StorageLevel
+
+    reused, cached = [], []
     for marks, needs in ((_marked, {c.GAME_ID}), (_games_marked, {c.EVENT_ID, c.ROUND})):
         if needs & absent:
             continue
         before = rows
         rows, refused = marks(rows, canonical)
         if refused.height:
-            period_rows.subtract(collections.Counter(dict(refused.group_by(c.PERIOD).len().iter_rows())))
-            reused = pl.concat([reused, refused])
-        if rows is not before:  # repeats: the joins once, cached for every pass
+            reused.append(refused)
+        if rows is not before:
             rows = rows.persist(StorageLevel.MEMORY_AND_DISK)
             cached.append(rows)
-    rejected = bad
-    if reused.height:
-        rejected = pl.concat([bad, reused]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+    return rows, reused, cached
+
+
+def _event_rows(side: pl.DataFrame, offsets: pl.DataFrame) -> pl.DataFrame | None:
+    """The event attributes the rows give (``GamesInput.event_rows``), numbered as the rows are (see
+    :func:`_numbered`), in input order; None when no row gives one."""
     given = side.filter(pl.col(w.MAP_KIND) == EVENT)
-    event_rows = None
-    if given.height:  # numbered as the rows are (see _numbered), in input order
-        event_rows = (
-            given.join(offsets, on=[w.PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
-            .select(
-                (pl.col(w.BASE) + pl.col(c.SOURCE_ROW) + pl.col(w.OFFSET)).alias("row_key"),
-                *[pl.col(name).alias(name[1:]) for name in EVENT_COLUMNS],
-            )
-            .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
-            .sort("row_key")
+    if not given.height:
+        return None
+    return (
+        given.join(offsets, on=[w.PART, c.SOURCE_FILE], how="left", nulls_equal=True, maintain_order="left")
+        .select(
+            (pl.col(w.BASE) + pl.col(c.SOURCE_ROW) + pl.col(w.OFFSET)).alias("row_key"),
+            *[pl.col(name).alias(name[1:]) for name in EVENT_COLUMNS],
         )
-    local = GamesInput(pl.DataFrame(schema=canonical), rejected, files, dict(period_rows), absent, event_rows)
-    return SparkGames(rows, local, tuple(cached))
+        .cast(EVENT_ROWS_SCHEMA)  # type: ignore[arg-type]
+        .sort("row_key")
+    )
 
 
 def _offsets(read: pl.DataFrame, by_path: bool) -> pl.DataFrame:

@@ -38,7 +38,7 @@ from elo_batch.engine.period import rule_counts
 from elo_batch.engine.sides import Chunk, rate_chunk
 from elo_batch.errors import InternalError
 from elo_batch.rules.sets import RuleSet
-from elo_batch.spark import _arrow
+from elo_batch.sparkengine import _arrow
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -143,23 +143,12 @@ class Mapper:
         chunk = Chunk(0, ctx.table(rows))
         sides = rate_chunk(chunk, ctx.shipped.series("list_rating"), rules)
         partial = sums_kernel.partial_sums(chunk, sides, rules, players=ctx.players)
-        index = np.flatnonzero(partial.exact[w.N])
-        sums: dict[str, np.ndarray] = {"s" + w.IDX: index}
-        sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
         table = chunk.rows
         by_code, waived = rule_counts(table, sides)
         frames = [
-            pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(w.MAP_KIND)),
+            _exact_sums(partial, rules),
             partial.pending.select(pl.all().name.prefix("p"), pl.lit(PENDING, pl.Int8).alias(w.MAP_KIND)),
-            pl.DataFrame(
-                {
-                    "m_rows": [table.height],
-                    "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
-                    "m_rated_rows": [partial.rated_rows],
-                    "m_waived": [waived],
-                    w.MAP_KIND: pl.Series([META], dtype=pl.Int8),
-                }
-            ),
+            _meta(table, partial, waived=waived),
             pl.DataFrame(
                 {"c_code": list(by_code), "c_count": list(by_code.values())},
                 schema={"c_code": pl.Int64, "c_count": pl.Int64},
@@ -169,20 +158,43 @@ class Mapper:
             frames.append(_float_terms(partial.floats, table, ctx.shipped.series("boundaries")))
         if partial.by_game is not None:
             frames.append(partial.by_game.select(pl.all().name.prefix("g"), pl.lit(BY_GAME, pl.Int8).alias(w.MAP_KIND)))
-        unstarted = ctx.events()
-        if unstarted is not None and unstarted.unstarted is not None and unstarted.unstarted.height:
-            noted = table.filter(pl.col(c.EVENT_ID).is_in(unstarted.unstarted[c.EVENT_ID].implode()))
-            frames.append(
-                noted.select(
-                    pl.col(s.ROW_KEY).alias("n_row_key"),
-                    *(
-                        pl.col(name).alias("n" + name)
-                        for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)
-                    ),
-                    pl.lit(NOTE, pl.Int8).alias(w.MAP_KIND),
-                )
-            )
+        frames += _unstarted_rows(table, ctx.events())
         yield from _arrow.to_batches(pl.concat(frames, how="diagonal_relaxed"), self.output)
+
+
+def _exact_sums(partial: sums_kernel.Partial, rules: RuleSet) -> pl.DataFrame:
+    """The partition's exact integer sums of the players it has (``SUMS`` rows, ``s`` columns)."""
+    index = np.flatnonzero(partial.exact[w.N])
+    sums: dict[str, np.ndarray] = {"s" + w.IDX: index}
+    sums |= {"s" + name: partial.exact[name][index] for name in sums_kernel.exact_sums(rules)}
+    return pl.DataFrame(sums).with_columns(pl.lit(SUMS, pl.Int8).alias(w.MAP_KIND))
+
+
+def _meta(table: pl.DataFrame, partial: sums_kernel.Partial, *, waived: int) -> pl.DataFrame:
+    """The partition's counts (``META``): rows mapped, two-sided rows, rows rated, sides waived."""
+    return pl.DataFrame(
+        {
+            "m_rows": [table.height],
+            "m_two_sided": [int((~table[s.ONE_SIDED]).sum())],
+            "m_rated_rows": [partial.rated_rows],
+            "m_waived": [waived],
+            w.MAP_KIND: pl.Series([META], dtype=pl.Int8),
+        }
+    )
+
+
+def _unstarted_rows(table: pl.DataFrame, events: eventrows.PeriodEvents | None) -> list[pl.DataFrame]:
+    """The partition's rows of events started before the run (``NOTE``), which their warning needs."""
+    if events is None or events.unstarted is None or not events.unstarted.height:
+        return []
+    noted = table.filter(pl.col(c.EVENT_ID).is_in(events.unstarted[c.EVENT_ID].implode()))
+    return [
+        noted.select(
+            pl.col(s.ROW_KEY).alias("n_row_key"),
+            *(pl.col(name).alias("n" + name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED)),
+            pl.lit(NOTE, pl.Int8).alias(w.MAP_KIND),
+        )
+    ]
 
 
 def _float_terms(floats: sums_kernel.FloatTerms, table: pl.DataFrame, boundaries: pl.Series) -> pl.DataFrame:
@@ -240,10 +252,57 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     """The reduce: the partitions' rows added by player with Spark's group-by (one job for every kind),
     made into the engine's :class:`~elo_batch.engine.sums.Sums` on the driver
     (:func:`~elo_batch.engine.sums.sums_of`)."""
+    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounds_each_game else []
+    reduced = _arrow.from_spark(_added(mapped, rules, game=game))
+    exact_totals, float_totals = _totals(reduced, rules, players=players)
+    pending = reduced.filter(pl.col(w.MAP_KIND) == PENDING).select(
+        pl.col("p" + name).cast(dtype).alias(name) for name, dtype in sums_kernel.pending_schema(rules).items()
+    )
+    meta = reduced.filter(pl.col(w.MAP_KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
+    rows, two_sided, rated_rows, waived = (int(v) for v in meta.row(0)) if meta.height else (0, 0, 0, 0)
+    by_game = [_by_game(reduced)] if game else []
+    sums = sums_kernel.sums_of(
+        exact_totals, float_totals, [pending], by_game=by_game, rated_rows=rated_rows, rules=rules, players=players
+    )
+    return Reduced(sums, rows, two_sided, _by_code(reduced), waived, _noted(reduced))
+
+
+def _totals(
+    reduced: pl.DataFrame, rules: RuleSet, *, players: int
+) -> tuple[dict[str, np.ndarray], dict[str, pl.Series]]:
+    """The exact and the floating-point sums of the reduce by dense player index."""
+    exact = {
+        name: _dense(reduced, SUMS, "s", name=name, players=players, dtype=np.int64)
+        for name in sums_kernel.exact_sums(rules)
+    }
+    floating = {
+        name: pl.Series(name, _dense(reduced, FLOAT, "f", name=name, players=players, dtype=np.float64))
+        for name in sums_kernel.float_sums(rules)
+    }
+    return exact, floating
+
+
+def _by_code(reduced: pl.DataFrame) -> dict[int, int]:
+    """The sides the event rules decided, by the rule's code."""
+    codes = reduced.filter(pl.col(w.MAP_KIND) == CODES)
+    return {int(code): int(count) for code, count in codes.select("c_code", "c_count").iter_rows()}
+
+
+def _noted(reduced: pl.DataFrame) -> pl.DataFrame:
+    """The rows the warning of events started before the run needs, in input order."""
+    return (
+        reduced.filter(pl.col(w.MAP_KIND) == NOTE)
+        .sort("n_row_key")
+        .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
+    )
+
+
+def _added(mapped: DataFrame, rules: RuleSet, *, game: list[str]) -> DataFrame:
+    """The map's rows added up in Spark: by kind and key (the player's index, the pending side, the rule
+    code, the noted row), each player's float terms added one after the other in the engine's order."""
     from pyspark.sql import functions as F
 
     exact, floating = sums_kernel.exact_sums(rules), sums_kernel.float_sums(rules)
-    game = ["g" + w.IDX, "g" + w.DEV] if rules.rounds_each_game else []
     keys = [w.MAP_KIND, "s" + w.IDX, "p" + w.KEY, *game, "c_code", "n_row_key", *(["f" + w.IDX] if floating else [])]
     added = ["s" + n for n in exact] + list(META_COLUMNS) + ["c_count"] + (["g" + w.COUNT] if game else [])
     carried = ["p" + n for n in sums_kernel.pending_schema(rules) if n != w.KEY] + [
@@ -256,40 +315,21 @@ def reduce(mapped: DataFrame, rules: RuleSet, players: int) -> Reduced:
     whole = mapped.groupBy(*keys).agg(
         *[F.sum(name).alias(name) for name in added], *[F.first(name).alias(name) for name in carried], *ordered
     )
-    if floating:  # each player's terms added one after the other, in the engine's order (IEEE doubles)
-        whole = whole.select(
-            *[name for name in whole.columns if name != w.TERMS],
-            *[F.aggregate(w.TERMS, F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
-        )
-    reduced = _arrow.from_spark(whole)
-    exact_totals = {name: _dense(reduced, SUMS, "s", name=name, players=players, dtype=np.int64) for name in exact}
-    float_totals = {
-        name: pl.Series(name, _dense(reduced, FLOAT, "f", name=name, players=players, dtype=np.float64))
-        for name in floating
-    }
-    pending = reduced.filter(pl.col(w.MAP_KIND) == PENDING).select(
-        pl.col("p" + name).cast(dtype).alias(name) for name, dtype in sums_kernel.pending_schema(rules).items()
+    if not floating:
+        return whole
+    return whole.select(  # each player's terms added one after the other, in the engine's order (IEEE doubles)
+        *[name for name in whole.columns if name != w.TERMS],
+        *[F.aggregate(w.TERMS, F.lit(0.0).cast("double"), _adder("f" + n)).alias("f" + n) for n in floating],
     )
-    by_game = [
-        reduced.filter(pl.col(w.MAP_KIND) == BY_GAME).select(
-            pl.col("g" + w.IDX).cast(s.INDEX_TYPE).alias(w.IDX),
-            pl.col("g" + w.DEV).alias(w.DEV),
-            pl.col("g" + w.COUNT).cast(pl.UInt32).alias(w.COUNT),
-        )
-    ] if game else []  # fmt: skip
-    meta = reduced.filter(pl.col(w.MAP_KIND) == META).select(pl.col(META_COLUMNS).fill_null(0))
-    rows, two_sided, rated_rows, waived = (int(v) for v in meta.row(0)) if meta.height else (0, 0, 0, 0)
-    codes = reduced.filter(pl.col(w.MAP_KIND) == CODES)
-    by_code = {int(code): int(count) for code, count in codes.select("c_code", "c_count").iter_rows()}
-    noted = (
-        reduced.filter(pl.col(w.MAP_KIND) == NOTE)
-        .sort("n_row_key")
-        .select(pl.col("n" + name).alias(name) for name in (c.EVENT_ID, c.WHITE_RATING, c.BLACK_RATING, s.ONE_SIDED))
+
+
+def _by_game(reduced: pl.DataFrame) -> pl.DataFrame:
+    """The rated sides counted by score - PD (rounding by game), as the engine's sums take them."""
+    return reduced.filter(pl.col(w.MAP_KIND) == BY_GAME).select(
+        pl.col("g" + w.IDX).cast(s.INDEX_TYPE).alias(w.IDX),
+        pl.col("g" + w.DEV).alias(w.DEV),
+        pl.col("g" + w.COUNT).cast(pl.UInt32).alias(w.COUNT),
     )
-    sums = sums_kernel.sums_of(
-        exact_totals, float_totals, [pending], by_game=by_game, rated_rows=rated_rows, rules=rules, players=players
-    )
-    return Reduced(sums, rows, two_sided, by_code, waived, noted)
 
 
 def _adder(name: str) -> Callable[[Column, Column], Column]:

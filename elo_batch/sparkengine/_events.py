@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 import pyarrow as pa
@@ -22,10 +23,14 @@ import pyarrow as pa
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.choices import PeriodBy
+from elo_batch.config import events_decide_periods
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine import events as ev
-from elo_batch.spark import _arrow
-from elo_batch.spark._check import SparkGames
+from elo_batch.sparkengine import _arrow
+from elo_batch.sparkengine._check import SparkGames
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 _GROUPS, _PICKED = 0, 1
 _GROUP_COLUMNS = {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), w.MONTH: pl.String(), w.ROWS: pl.Int64(),
@@ -84,17 +89,36 @@ def settle(
     """The games with their event facts, as :func:`elo_batch.engine.events.settle` gives them.
 
     Args:
-        games: The checked games (:func:`elo_batch.spark._check.check_games` or the file check).
+        games: The checked games (:func:`elo_batch.sparkengine._check.check_games` or the file check).
         table: The events file (:data:`elo_batch.inputs.eventsfile.EVENTS_SCHEMA`), or None.
         period_by: ``date`` or ``event``.
         source: What was read for ``table``, for the manifest.
     """
-    from pyspark import StorageLevel
-    from pyspark.sql import functions as F
-
     local = games.games
     canonical = dict(local.rows.schema)
     plan = ev.plan_events(table, local.event_rows, period_by)
+    groups, picked = _mapped(games, plan, canonical)
+    facts, refused = ev.reduce_events(plan, groups, picked, source=source)
+    by_event = bool(events_decide_periods(period_by) and facts.events[c.PERIOD].is_not_null().any())
+    rows, cached = games.rows, list(games.cached)
+    if refused.height or by_event:
+        rows = _placed(games.rows, refused, facts, by_event=by_event, canonical=canonical)
+        cached.append(rows)
+    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(w.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
+    rejected = local.rejected
+    if refused.height:
+        rejected = pl.concat([rejected, refused.drop("row_key")]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
+    settled = dataclasses.replace(local, rejected=rejected, period_rows=period_rows, events=facts)
+    return SparkGames(rows, settled, tuple(cached))
+
+
+def _mapped(
+    games: SparkGames, plan: ev.EventPlan, canonical: dict[str, pl.DataType]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The event map on every partition, added up by a Spark group-by: the groups (counts and dates by
+    event, period and month) and the picked rows (of matches and of refused events), on the driver."""
+    from pyspark.sql import functions as F
+
     schema = {**_GROUP_COLUMNS, **{"r" + name: dtype for name, dtype in canonical.items()}, w.MAP_KIND: pl.Int8()}
     output = _arrow.spark_schema(schema)
     mapped = games.rows.mapInArrow(_Grouper(plan, canonical, _arrow.arrow_schema(output)), output)
@@ -112,17 +136,16 @@ def settle(
         .select(pl.col("r" + name).cast(canonical[name]).alias(name) for name in ev.MATCH_ROWS)
         .sort("row_key")
     )
-    facts, refused = ev.reduce_events(plan, groups, picked, source=source)
-    rows, cached = games.rows, list(games.cached)
-    by_event = period_by == "event" and facts.events[c.PERIOD].is_not_null().any()
-    if refused.height or by_event:
-        shipped = _arrow.Shipped.of(refused=refused["row_key"], events=facts.events)
-        placer = _Placer(shipped, bool(by_event), canonical, _arrow.arrow_schema(games.rows.schema))
-        rows = games.rows.mapInArrow(placer, games.rows.schema).persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(rows)
-    period_rows = dict(facts.groups.group_by(c.PERIOD).agg(pl.col(w.ROWS).sum()).drop_nulls(c.PERIOD).iter_rows())
-    rejected = local.rejected
-    if refused.height:
-        rejected = pl.concat([rejected, refused.drop("row_key")]).sort(c.SOURCE_FILE, c.SOURCE_ROW, maintain_order=True)
-    settled = dataclasses.replace(local, rejected=rejected, period_rows=period_rows, events=facts)
-    return SparkGames(rows, settled, tuple(cached))
+    return groups, picked
+
+
+def _placed(
+    rows: DataFrame, refused: pl.DataFrame, facts: ev.EventFacts, *, by_event: bool, canonical: dict[str, pl.DataType]
+) -> DataFrame:
+    """The rows without those refused, each (``by_event``) in its event's period: one more ``mapInArrow``,
+    cached like the checked rows."""
+    from pyspark import StorageLevel
+
+    shipped = _arrow.Shipped.of(refused=refused["row_key"], events=facts.events)
+    placer = _Placer(shipped, by_event, canonical, _arrow.arrow_schema(rows.schema))
+    return rows.mapInArrow(placer, rows.schema).persist(StorageLevel.MEMORY_AND_DISK)

@@ -24,9 +24,9 @@ from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.engine import eventrows, prepass, upgrades
 from elo_batch.engine import schema as s
-from elo_batch.spark import _arrow
-from elo_batch.spark._check import SparkGames
-from elo_batch.spark._map import Candidates, Context
+from elo_batch.sparkengine import _arrow
+from elo_batch.sparkengine._check import SparkGames
+from elo_batch.sparkengine._map import Candidates, Context
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
