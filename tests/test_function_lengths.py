@@ -155,3 +155,10 @@ def test_a_file_that_does_not_parse_exits_65(package: Path) -> None:
 
     assert done.returncode == 65
     assert "broken.py, line 1" in done.stderr
+
+
+def test_the_package_keeps_its_function_bodies_short() -> None:
+    """Issue 21's limits on elo_batch/ itself: p90 of the body lengths at most 20 lines, none over 60."""
+    done = _run(ROOT / "elo_batch", "--max-p90", "20", "--max", "60")
+
+    assert done.returncode == 0, done.stderr
