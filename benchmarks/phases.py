@@ -56,21 +56,21 @@ def main() -> None:
     CPU["import polars"], WALL["import polars"] = time.process_time() - cpu, time.perf_counter() - wall
     cpu, wall = time.process_time(), time.perf_counter()
     importlib.import_module("elo_batch.api")  # what `run` imports
-    from elo_batch import pipeline, runinputs, runoutputs
     from elo_batch.cli.app import console
     from elo_batch.engine import period
+    from elo_batch.job import pipeline, reading, writing
     from elo_batch.outputs import encode
 
     CPU["import the rest"], WALL["import the rest"] = time.process_time() - cpu, time.perf_counter() - wall
     phases = (
         (pipeline, "load_games", "read and check the games"),
-        (runinputs, "load_rating_list", "read and check the list"),
+        (reading, "load_rating_list", "read and check the list"),
         (pipeline, "settle", "events"),
         (period, "rate_period", "rate_period"),
         (period.prepass, "prepare", "  pre-pass"),
         (period.sums_kernel, "reduce_sums", "  sides and sums"),
         (period, "finalize", "  finalize (K, change, new list)"),
-        (runoutputs, "write_period", "write_period"),
+        (writing, "write_period", "write_period"),
         (encode, "_write_table", "  encode the tables"),
     )
     for module, name, label in phases:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         locked_output,
         rate_period,
         rate_periods,
+        run,
         validate,
         write_period,
     )
@@ -42,10 +43,9 @@ if TYPE_CHECKING:
         UsageError,
     )
     from elo_batch.history import History, rating_history
-    from elo_batch.job import run
+    from elo_batch.job.runner import PeriodSummary, ValidationReport
     from elo_batch.options import RunOptions
     from elo_batch.rules.sets import RuleSet
-    from elo_batch.runner import PeriodSummary, ValidationReport
     from elo_batch.tools import Imported, import_fide_list, import_pgn, import_trf, rate_game, rate_tournament
 
 #: Where each public name lives: imported on first use (PEP 562), so that ``import elo_batch`` and a
@@ -54,8 +54,7 @@ _HOMES = {
     name: module
     for module, names in (
         ("elo_batch.api", ("Frame", "Options", "PeriodResult", "Source", "locked_output", "rate_period")),
-        ("elo_batch.api", ("rate_periods", "validate", "write_period")),
-        ("elo_batch.job", ("run",)),
+        ("elo_batch.api", ("rate_periods", "run", "validate", "write_period")),
         ("elo_batch.options", ("RunOptions",)),
         ("elo_batch.engine.calculator", ("GameResult", "TournamentResult")),
         ("elo_batch.engine.period", ("Counts",)),
@@ -63,7 +62,7 @@ _HOMES = {
         ("elo_batch.errors", ("NoRatingSourceError", "OutputError", "StrictRejectError", "UsageError")),
         ("elo_batch.history", ("History", "rating_history")),
         ("elo_batch.rules.sets", ("RuleSet",)),
-        ("elo_batch.runner", ("PeriodSummary", "ValidationReport")),
+        ("elo_batch.job.runner", ("PeriodSummary", "ValidationReport")),
         ("elo_batch.tools", ("Imported", "import_fide_list", "import_pgn", "import_trf", "rate_game")),
         ("elo_batch.tools", ("rate_tournament",)),
     )

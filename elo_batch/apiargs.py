@@ -1,5 +1,5 @@
 """The public API's arguments: its options (:class:`Options`), the checks of its other arguments, and the
-engine of a run (:func:`engine_of`); its sources are :mod:`elo_batch.sources`.
+engine of a run (:func:`engine_of`); its sources are :mod:`elo_batch.job.sources`.
 
 A bad argument raises TypeError (a wrong kind) or :class:`~elo_batch.errors.UsageError` (a bad value).
 """
@@ -16,14 +16,14 @@ from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding,
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.errors import UsageError, option
 from elo_batch.inputs.frames import FrameInput
+from elo_batch.job.pipeline import Sources
+from elo_batch.job.sources import Frame, Source, events_source, games_sources, list_source, ratings_none
 from elo_batch.options import FIELDS, NotGiven, RunOptions
-from elo_batch.pipeline import Sources
-from elo_batch.sources import Frame, Source, events_source, games_sources, list_source, ratings_none
 
 if TYPE_CHECKING:  # pyspark is imported by a caller that hands over a Spark frame (and has imported it)
     from pyspark.sql import DataFrame as SparkFrame
 
-    from elo_batch.runinputs import Engine
+    from elo_batch.job.reading import Engine
 
 
 class Options(TypedDict, total=False):

@@ -20,7 +20,7 @@ from elo_batch.config import next_period
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs.tablelist import delta_periods
 from elo_batch.inputs.text import closest_hint
-from elo_batch.sources import path_arg
+from elo_batch.job.sources import path_arg
 from elo_batch.storage import objectstore
 from elo_batch.storage.deltatables import is_table
 

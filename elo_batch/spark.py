@@ -20,8 +20,8 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Literal, Unpack
 
 from elo_batch import api
+from elo_batch.job.sources import Source, on_spark
 from elo_batch.options import NOT_GIVEN, NotGiven, RunOptions
-from elo_batch.sources import Source, on_spark
 from elo_batch.sparkengine import SparkEngine, SparkPeriodResult, require_spark, spark_options
 
 if TYPE_CHECKING:

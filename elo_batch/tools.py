@@ -21,10 +21,10 @@ from elo_batch.errors import UsageError, option
 from elo_batch.formats.trf import read_trf
 from elo_batch.inputs.encoding import decode_text
 from elo_batch.inputs.paths import unreadable
+from elo_batch.job.sources import path_arg
 from elo_batch.options import RunOptions, check_choice
 from elo_batch.outputs.gamesfile import write_games
 from elo_batch.rules.sets import RuleSet
-from elo_batch.sources import path_arg
 
 
 def rate_game(

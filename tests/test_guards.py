@@ -449,7 +449,7 @@ def test_spark_api_without_ratings_raises_unless_none_is_passed(spark, games) ->
 def test_the_rows_of_games_entered_twice_are_grouped_as_one_reason() -> None:
     """Three games each entered twice with different results: one reason of 6 rows, not one per game (the
     rows a reason names are values too; found by a tester)."""
-    from elo_batch.guards import rejected_reasons
+    from elo_batch.job.guards import rejected_reasons
 
     reason = (
         "rows {} are one game (the same event_id, round, white_id and black_id) with different results: a game "

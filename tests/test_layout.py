@@ -18,7 +18,7 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 #: errors and the contract's column names: module -> names, each for a reason.
 CLI_ALLOWED = {
     "elo_batch.engine.calculator": {"Change", "SideResult"},  # rendering: the parts of a calculator's result
-    "elo_batch.sanity": {"mostly_rejected"},  # rendering: when the rejected rows are told loudly
+    "elo_batch.job.sanity": {"mostly_rejected"},  # rendering: when the rejected rows are told loudly
     "elo_batch.config": {"CHUNK_ROWS"},  # the default of --chunk-rows, shown in --help
     "elo_batch.outputs.outlock": {"DEFAULT_TIMEOUT"},  # the default of --lock-timeout, shown in --help
     "elo_batch.storage.objectstore": {"local_path"},  # the chart's PNG may be a file: URL
@@ -73,12 +73,12 @@ def test_the_cli_calls_the_public_api_only() -> None:
 
 def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
     (tmp_path / "cmd.py").write_text(
-        '"""x"""\nimport elo_batch\nfrom elo_batch import rate_period\nfrom elo_batch.runner import run\n'
+        '"""x"""\nimport elo_batch\nfrom elo_batch import rate_period\nfrom elo_batch.job.runner import run\n'
         "def f():\n    from elo_batch.engine.calculator import rate_game\n    from elo_batch.errors import _resolve\n",
         encoding="utf-8",
     )
     assert cli_violations(tmp_path) == [
-        "cmd.py:4: from elo_batch.runner import run",
+        "cmd.py:4: from elo_batch.job.runner import run",
         "cmd.py:6: from elo_batch.engine.calculator import rate_game",
         "cmd.py:7: from elo_batch.errors import _resolve",
     ]

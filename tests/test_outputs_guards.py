@@ -23,7 +23,7 @@ GAMES = "game_id,date,white_id,black_id,result,white_rating,black_rating\n1,2025
 TOGETHER = """
 import os, sys, time
 from pathlib import Path
-from elo_batch import runner
+from elo_batch.job import runner
 real = runner.check_writable
 def check_writable(out):
     marks = Path(os.environ["READY"])

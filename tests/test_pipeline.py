@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 import elo_batch
-from elo_batch.pipeline import LocalEngine
-from elo_batch.runinputs import Engine
+from elo_batch.job.pipeline import LocalEngine
+from elo_batch.job.reading import Engine
 from tests.conftest import ROOT, read_table
 
 GAMES = ROOT / "sample_data" / "us-championship-2025-games.csv"

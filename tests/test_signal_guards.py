@@ -207,7 +207,7 @@ def test_a_signal_under_json_logs_is_one_json_error_line(tmp_path, signum, code,
     games = write_csv(tmp_path / "g.csv", GAMES.format(result="1-0"))
     driver = (  # the signal arrives while the run rates: pipeline.rate sends it first
         "import os, sys\n"
-        "from elo_batch import pipeline\n"
+        "from elo_batch.job import pipeline\n"
         "from elo_batch.cli import app\n"
         "real = pipeline.rate\n"
         f"def stopped(*a, **k):\n    os.kill(os.getpid(), {int(signum)})\n    return real(*a, **k)\n"

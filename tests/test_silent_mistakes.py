@@ -10,11 +10,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from elo_batch import sanity
 from elo_batch.config import RunConfig, parse_max_rejected, rejected_limit
 from elo_batch.errors import StrictRejectError, UsageError
-from elo_batch.pipeline import Sources
-from elo_batch.runner import run
+from elo_batch.job import sanity
+from elo_batch.job.pipeline import Sources
+from elo_batch.job.runner import run
 from tests.conftest import write_csv
 
 LIST = "player_id,rating,k\n100,2000,20\n200,1900,20\n300,2100,20\n"

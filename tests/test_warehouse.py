@@ -364,7 +364,7 @@ def test_two_runs_sharing_out_and_the_database_leave_a_pair_of_one_run(tmp_path,
     second_games = write_csv(tmp_path / "other.csv", GAMES.replace("1,2025-11-03,A,B,1-0", "1,2025-11-03,A,B,1/2-1/2"))
     mark = tmp_path / "paused"
     args = ["--ratings", str(tmp_path / "list.csv"), "--period", "2025-11", "--out", str(out), "--duckdb", str(db)]
-    env = {**os.environ, "PAUSE_IN": "elo_batch.runoutputs:write_period", "PAUSE_AFTER": "1", "PAUSE_SECONDS": "3"}
+    env = {**os.environ, "PAUSE_IN": "elo_batch.job.writing:write_period", "PAUSE_AFTER": "1", "PAUSE_SECONDS": "3"}
     first = subprocess.Popen(
         [sys.executable, "-c", DRIVER, "run", str(tmp_path / "games.csv"), *args],
         env={**env, "MARK": str(mark)},

@@ -81,7 +81,7 @@ def _log_rejected(summary: PeriodSummary) -> None:
     counts = summary.counts
     if not counts.rejected:
         return
-    from elo_batch.sanity import mostly_rejected  # a period was rated: the engine is loaded already
+    from elo_batch.job.sanity import mostly_rejected  # a period was rated: the engine is loaded already
 
     where = summary.outputs.get("rejected", "the rejected table")
     if mostly_rejected(counts):

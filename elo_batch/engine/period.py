@@ -77,7 +77,7 @@ class Counts:
 @dataclass(frozen=True)
 class RatedPeriod:
     """A rating period as the engine rated it: everything the period produces, for the pipeline's views
-    (the API hands it out as :class:`elo_batch.rated.PeriodResult`, ``run`` writes it).
+    (the API hands it out as :class:`elo_batch.job.rated.PeriodResult`, ``run`` writes it).
 
     Attributes:
         period: Month of play, ``YYYY-MM``.

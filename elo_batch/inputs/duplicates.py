@@ -10,7 +10,7 @@ Two ways a run sees one game in two rows:
   are all rejected, the reason naming the rows.
 
 Rows alike in everything but with no event or round may be two real games: both count
-(:mod:`elo_batch.sanity` warns about them).
+(:mod:`elo_batch.job.sanity` warns about them).
 """
 
 from __future__ import annotations

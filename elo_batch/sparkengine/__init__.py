@@ -1,6 +1,6 @@
 """The Spark engine: rate games where they live, with the same checks, rules and kernels as the local engine.
 
-:class:`SparkEngine` is an engine of the one pipeline (:class:`elo_batch.runinputs.Engine`): of
+:class:`SparkEngine` is an engine of the one pipeline (:class:`elo_batch.job.reading.Engine`): of
 ``elo_batch.run(..., engine="spark")`` (``elo-batch run --engine spark``: game files read and rated on
 Spark), and of :func:`elo_batch.rate_period` and :func:`elo_batch.rate_periods` given a Spark DataFrame of
 games (:mod:`elo_batch.spark`, their alias for Spark frames), which give the period's ``ratings``,

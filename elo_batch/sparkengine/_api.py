@@ -1,7 +1,7 @@
 """What the API's calls on a Spark frame of games need of Spark: its refusals, its frames, its result.
 
 The public API (:func:`elo_batch.rate_period`, :func:`elo_batch.rate_periods`) runs the one pipeline
-(:mod:`elo_batch.pipeline`: the same options, checks, warnings and guards) over
+(:mod:`elo_batch.job.pipeline`: the same options, checks, warnings and guards) over
 :class:`~elo_batch.sparkengine.SparkEngine` for a Spark frame of games. What is Spark's own is here:
 ``chunk_rows`` refused (Spark's partitions are the chunks), pyspark (and pandas) required, a list or events
 given as Spark frames collected to the driver, and each rated period handed out with its tables as Spark
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from elo_batch import rated
 from elo_batch.config import CHUNK_ROWS
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError, option
+from elo_batch.job import rated
+from elo_batch.job.sources import on_spark
 from elo_batch.options import FIELDS, RunOptions
 from elo_batch.rules.sets import RuleSet
-from elo_batch.sources import on_spark
 from elo_batch.sparkengine import _arrow
 from elo_batch.sparkengine._check import SparkGames
 

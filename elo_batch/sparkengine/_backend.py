@@ -1,6 +1,6 @@
-"""The Spark engine of the pipeline (:class:`elo_batch.runinputs.Engine`), and the Spark session it starts.
+"""The Spark engine of the pipeline (:class:`elo_batch.job.reading.Engine`), and the Spark session it starts.
 
-The pipeline (:mod:`elo_batch.pipeline`) does everything else as for the local engine: for
+The pipeline (:mod:`elo_batch.job.pipeline`) does everything else as for the local engine: for
 ``elo-batch run --engine spark`` the runner holds the lock of OUT from before the first input is read
 to the end, the list, the events file and the band table are read and checked on the driver, the
 strict checks, ``max_rejected`` and the rating-source guard run as for the local engine, and each period
@@ -27,10 +27,10 @@ from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import InternalError, UsageError, option
 from elo_batch.inputs.readers import FrameInput, expand_paths
-from elo_batch.rated import PeriodResult
+from elo_batch.job.rated import PeriodResult
+from elo_batch.job.sanity import Alike
+from elo_batch.job.sources import on_spark
 from elo_batch.rules.bands import Bands
-from elo_batch.sanity import Alike
-from elo_batch.sources import on_spark
 from elo_batch.sparkengine import _events
 from elo_batch.sparkengine._api import SparkPeriodResult, require_spark, spark_result
 from elo_batch.sparkengine._check import SparkGames, alike_rows, check_games
@@ -115,7 +115,7 @@ class SparkEngine:
         return self._own(games).game_ratings_in(periods)
 
     def alike_rows(self, games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
-        """Rows alike that may be one game entered twice, found on Spark (as :func:`elo_batch.sanity.alike_rows`)."""
+        """Rows alike that may be one game entered twice, found on Spark (as job/sanity.py's)."""
         return alike_rows(self._own(games), periods)
 
     def _own(self, games: GamesInput) -> SparkGames:

@@ -43,7 +43,7 @@ from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
 from elo_batch.inputs.readers import FrameInput, read_frame
 from elo_batch.inputs.validate import split_event_rows
-from elo_batch.sanity import GAME_CONTENT, Alike
+from elo_batch.job.sanity import GAME_CONTENT, Alike
 from elo_batch.sparkengine import _arrow
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ class SparkGames:
             frame.unpersist()
 
     def game_ratings_in(self, periods: tuple[str, ...]) -> bool:
-        """Whether a row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`: a Spark
+        """Whether a row of ``periods`` carries a rating, as :func:`elo_batch.job.guards.game_ratings_in`: a Spark
         job that stops at the first such row (none when no input has a rating column)."""
         if {c.WHITE_RATING, c.BLACK_RATING} <= self.games.absent:
             return False
@@ -417,7 +417,7 @@ def _games_marked(rows: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[D
 
 
 def alike_rows(games: SparkGames, periods: tuple[str, ...]) -> Alike | None:
-    """:func:`elo_batch.sanity.alike_rows` over the rows in Spark: Spark's group-by of the rows judged
+    """:func:`elo_batch.job.sanity.alike_rows` over the rows in Spark: Spark's group-by of the rows judged
     (no game_id, no event_id or round, not a duplicate) by file and content, then the first group's rows."""
     from pyspark.sql import functions as F
 

@@ -25,7 +25,7 @@ from elo_batch.storage import objectstore
 
 class RatedTables(Protocol):
     """What a rated period writes: the engine's :class:`~elo_batch.engine.period.RatedPeriod` (``run``) and
-    the API's :class:`~elo_batch.rated.PeriodResult` (``write_period``) alike."""
+    the API's :class:`~elo_batch.job.rated.PeriodResult` (``write_period``) alike."""
 
     @property
     def period(self) -> str: ...

@@ -18,15 +18,15 @@ from typing import ParamSpec, TypeVar
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import pipeline, sanity
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts, RatedPeriod
-from elo_batch.guards import Reason, rejected_reasons
+from elo_batch.job import pipeline, sanity
+from elo_batch.job.guards import Reason, rejected_reasons
+from elo_batch.job.reading import Engine, rejected_in_run
+from elo_batch.job.writing import Output, write_result
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
-from elo_batch.runinputs import Engine, rejected_in_run
-from elo_batch.runoutputs import Output, write_result
 from elo_batch.storage import objectstore
 
 #: Progress callback: (what is being done, steps done, steps in all).
@@ -68,7 +68,7 @@ class PeriodSummary:
         outputs: Table name -> written file; empty when nothing was written (``validate``).
         bands: Players whose band went up and down (``{"up": n, "down": m}``).
         rejected_reasons: The period's rejected rows by reason, grouped without their values, the
-            most frequent first (at most :data:`elo_batch.guards.TOP_REASONS`): ``(column or None,
+            most frequent first (at most :data:`elo_batch.job.guards.TOP_REASONS`): ``(column or None,
             reason, rows)``, e.g. ``("result", "'...' is not a result. Hint: ...", 3)``.
         rejected_more_reasons: Reasons left out of ``rejected_reasons``.
     """
@@ -127,7 +127,7 @@ def run(
     writable, then rate and write period by period; so an input read from ``out`` (last month's list)
     is always a committed period, and a bad input or an unwritable ``out`` fails before
     any rating and before anything is written. The lock is held to the end of the run: other runs into
-    ``out`` wait. Likely mistakes that do not stop the run (see :mod:`elo_batch.sanity`) are in each
+    ``out`` wait. Likely mistakes that do not stop the run (see :mod:`elo_batch.job.sanity`) are in each
     period's warnings; the manifest of the last period names the later periods of ``out`` it leaves
     stale (``stale_periods``).
 
@@ -136,7 +136,7 @@ def run(
             source is meant, a new rating pool; else such a run is refused).
         config: The run's settings.
         out: Output folder.
-        output: How the periods are written (:class:`elo_batch.runoutputs.Output`; None: its defaults): ``delta`` tables
+        output: How the periods are written (:class:`~elo_batch.job.writing.Output`; None: defaults): ``delta`` tables
             roll back first what a run killed between their commits left, said in the first period's
             warnings.
         on_period: Called after each period is written (for logs).
@@ -144,7 +144,7 @@ def run(
         lock_timeout: Seconds to wait while another writer holds the lock of ``out``.
         on_lock_wait: Called with the holder's description when the lock of ``out`` is found held.
         engine: Read the games and rate the periods there (the Spark engine); None: here
-            (:class:`elo_batch.pipeline.LocalEngine`).
+            (:class:`elo_batch.job.pipeline.LocalEngine`).
 
     Returns:
         One summary per period, in order.

@@ -26,7 +26,7 @@ from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
-from elo_batch.guards import reasons_text, rejected_reasons
+from elo_batch.job.guards import reasons_text, rejected_reasons
 from elo_batch.outputs import delta
 from elo_batch.storage import objectstore
 

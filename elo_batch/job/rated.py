@@ -13,17 +13,17 @@ from typing import get_args
 
 import polars as pl
 
-from elo_batch import sanity
 from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
 from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError
+from elo_batch.job import sanity
+from elo_batch.job.sources import path_arg
+from elo_batch.job.writing import Output, write_result
 from elo_batch.outputs import delta
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
-from elo_batch.runoutputs import Output, write_result
-from elo_batch.sources import path_arg
 from elo_batch.storage import objectstore
 
 

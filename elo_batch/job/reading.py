@@ -12,7 +12,6 @@ from typing import Protocol, TypeVar
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import GamesInput, InputFile
@@ -22,8 +21,9 @@ from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput
+from elo_batch.job import guards, sanity
+from elo_batch.job.sanity import Alike
 from elo_batch.rules.bands import Bands
-from elo_batch.sanity import Alike
 from elo_batch.storage import objectstore
 
 T = TypeVar("T")
@@ -31,9 +31,9 @@ T = TypeVar("T")
 
 class Engine(Protocol):
     """Where a run's games are read and checked and its periods rated: here
-    (:class:`elo_batch.pipeline.LocalEngine`) or on Spark (:class:`elo_batch.spark.SparkEngine`).
+    (:class:`elo_batch.job.pipeline.LocalEngine`) or on Spark (:class:`elo_batch.spark.SparkEngine`).
     Everything else (the list, the events file, the checks, the writers, the lock) is the pipeline's
-    (:mod:`elo_batch.pipeline`)."""
+    (:mod:`elo_batch.job.pipeline`)."""
 
     def load_games(
         self,
@@ -57,10 +57,10 @@ class Engine(Protocol):
         """Rate the periods, as :func:`elo_batch.engine.period.rate_periods`."""
 
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
-        """Whether a game row of ``periods`` carries a rating, as :func:`elo_batch.guards.game_ratings_in`."""
+        """Whether a game row of ``periods`` carries a rating, as :func:`elo_batch.job.guards.game_ratings_in`."""
 
     def alike_rows(self, games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
-        """Rows alike that may be one game entered twice, as :func:`elo_batch.sanity.alike_rows`."""
+        """Rows alike that may be one game entered twice, as :func:`elo_batch.job.sanity.alike_rows`."""
 
 
 def load_inputs(
@@ -171,7 +171,7 @@ def check_strict(games: GamesInput, config: RunConfig) -> None:
 
 def check_rating_source(games: GamesInput, config: RunConfig, engine: Engine) -> None:
     """Refuse a run that names no rating list (nor ``--ratings none``) when no game row of its periods
-    carries a rating (looked for where ``engine`` holds the rows); see :mod:`elo_batch.guards`.
+    carries a rating (looked for where ``engine`` holds the rows); see :mod:`elo_batch.job.guards`.
 
     Raises:
         NoRatingSourceError: as said (exit 65); the caller must write nothing.

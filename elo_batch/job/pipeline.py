@@ -1,8 +1,8 @@
 """The one pipeline of a run: read and check the inputs, settle the events, rate each period.
 
-``run`` (which writes each period: :mod:`elo_batch.runner`), ``validate`` (which reports) and the API's
+``run`` (which writes each period: :mod:`elo_batch.job.runner`), ``validate`` (which reports) and the API's
 ``rate_period`` and ``rate_periods`` (which hand the periods over) are views of it, over one engine
-(:class:`elo_batch.runinputs.Engine`): :class:`LocalEngine` here, or the Spark engine. Library code:
+(:class:`elo_batch.job.reading.Engine`): :class:`LocalEngine` here, or the Spark engine. Library code:
 raises :mod:`elo_batch.errors`, never prints or exits.
 """
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from elo_batch import guards, sanity
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import GamesInput, InputFile
@@ -23,9 +22,10 @@ from elo_batch.engine.period import RatedPeriod
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.inputs.validate import load_games
+from elo_batch.job import guards, sanity
+from elo_batch.job.reading import Engine, check_rating_source, check_strict, input_warnings, load_inputs, run_bands
+from elo_batch.job.sanity import Alike
 from elo_batch.rules.bands import Bands
-from elo_batch.runinputs import Engine, check_rating_source, check_strict, input_warnings, load_inputs, run_bands
-from elo_batch.sanity import Alike
 
 
 class LocalEngine:
@@ -58,11 +58,11 @@ class LocalEngine:
         return period_engine.rate_periods(games, rating_list, config, bands=bands)
 
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:
-        """Whether a game row of ``periods`` carries a rating (:func:`elo_batch.guards.game_ratings_in`)."""
+        """Whether a game row of ``periods`` carries a rating (:func:`elo_batch.job.guards.game_ratings_in`)."""
         return guards.game_ratings_in(games, periods)
 
     def alike_rows(self, games: GamesInput, periods: tuple[str, ...]) -> Alike | None:
-        """Rows alike that may be one game entered twice (:func:`elo_batch.sanity.alike_rows`)."""
+        """Rows alike that may be one game entered twice (:func:`elo_batch.job.sanity.alike_rows`)."""
         return sanity.alike_rows(games, periods)
 
 
@@ -120,13 +120,13 @@ def check_inputs(
 ) -> Checked:
     """Read and check every input of a run, then the run-level checks, before anything is rated.
 
-    Order: the inputs (:func:`elo_batch.runinputs.load_inputs`; ``out``: the run's output folder, never
+    Order: the inputs (:func:`elo_batch.job.reading.load_inputs`; ``out``: the run's output folder, never
     read as a games folder), the band table, the warnings, ``strict`` and ``max_rejected`` (with
     ``strict``; ``validate`` reports rejected rows instead), and the rating source.
 
     Raises:
-        UsageError, InputMissingError, InputDataError: as :func:`elo_batch.runinputs.load_inputs`.
-        StrictRejectError: as :func:`elo_batch.runinputs.check_strict` (with ``strict``).
+        UsageError, InputMissingError, InputDataError: as :func:`elo_batch.job.reading.load_inputs`.
+        StrictRejectError: as :func:`elo_batch.job.reading.check_strict` (with ``strict``).
         NoRatingSourceError: no list, not ``sources.ratings_none``, and no game row of the periods with
             a rating.
     """
