@@ -1,7 +1,8 @@
 """The ``elo-batch`` command line: the typer app, its commands and the console entry point.
 
 A thin driver of the public API: each command (:mod:`~elo_batch.cli.runcmd`, :mod:`~elo_batch.cli.calccmd`,
-:mod:`~elo_batch.cli.importcmd`, :mod:`~elo_batch.cli.chart`) turns its flags into the API's arguments, calls
+:mod:`~elo_batch.cli.importcmd`, :mod:`~elo_batch.cli.chart`,
+:mod:`~elo_batch.cli.reportcmd`) turns its flags into the API's arguments, calls
 one function of ``elo_batch`` and renders what it returns (:mod:`~elo_batch.cli.logs`); errors become exit
 codes in one place, :func:`elo_batch.cli.guard.guard`. No rating arithmetic here.
 """
@@ -18,7 +19,7 @@ import typer
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
-from elo_batch.cli import STARTING, calccmd, chart, importcmd, runcmd
+from elo_batch.cli import STARTING, calccmd, chart, importcmd, reportcmd, runcmd
 from elo_batch.errors import UsageError
 
 app = typer.Typer(
@@ -51,6 +52,7 @@ app.command("game")(calccmd.game_command)
 app.command("tournament")(calccmd.tournament_command)
 app.add_typer(importcmd.import_app)
 app.command("chart")(chart.chart_command)
+app.command("report")(reportcmd.report_command)
 
 
 #: Options of jemalloc, polars' allocator on Linux and macOS (elsewhere mimalloc, which ignores them),

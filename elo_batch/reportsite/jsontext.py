@@ -1,0 +1,61 @@
+"""JSON text built by polars expressions, row by row and page by page: no Python loop over players or games.
+
+A string column becomes JSON string literals through polars' own JSON encoder (``struct.json_encode``),
+numbers and booleans their text, null ``null``; rows become JSON arrays, groups of rows one JSON text
+each. The escapes a ``<script>`` file needs are :func:`elo_batch.reportsite.sitefiles.escaped`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+_WRAP = len('{"v":')
+
+
+def literal(name: str, dtype: pl.DataType) -> pl.Expr:
+    """The JSON literal of column ``name`` (of ``dtype``) as text, one per row (null: ``null``)."""
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        text = pl.col(name).cast(pl.String)
+        if dtype.is_float():
+            text = pl.when(pl.col(name).is_nan()).then(None).otherwise(text)
+        return text.fill_null("null")
+    value = pl.col(name).cast(pl.String)
+    encoded = pl.struct(value.alias("v")).struct.json_encode()
+    return encoded.str.slice(_WRAP).str.strip_suffix("}")
+
+
+def array(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.Expr:
+    """Each row's values of ``names`` as one JSON array's text (a String column)."""
+    schema = frame.collect_schema()
+    parts = [literal(name, schema[name]) for name in names]
+    return pl.concat_str([pl.lit("["), pl.concat_str(parts, separator=","), pl.lit("]")])
+
+
+def joined(text: pl.Expr, opener: str = "[", closer: str = "]") -> pl.Expr:
+    """An aggregation: the group's texts joined by commas between ``opener`` and ``closer``."""
+    return pl.concat_str([pl.lit(opener), text.str.join(","), pl.lit(closer)])
+
+
+def id_hash(ids: pl.Series, buckets: int) -> pl.Series:
+    """The bucket of each id: h = h * 31 + byte over its UTF-8 bytes, modulo 2**32, then ``h % buckets``
+    (``buckets`` a power of two); site.js computes the same. Horner's rule with numpy, one step per byte
+    position (a loop over the longest id's bytes, not over the ids).
+
+    >>> id_hash(pl.Series(["a", "ab", ""]), 1 << 32).to_list()
+    [97, 3105, 0]
+    """
+    binary = ids.cast(pl.String).fill_null("").cast(pl.Binary).rechunk().to_arrow()
+    buffers = binary.buffers()
+    kind = np.int64 if str(binary.type).startswith("large") else np.int32
+    offsets = np.frombuffer(buffers[1], dtype=kind)[binary.offset : binary.offset + len(ids) + 1].astype(np.int64)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(1, np.uint8)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    hashes = np.zeros(len(ids), dtype=np.uint64)
+    for position in range(int(lengths.max()) if lengths.size else 0):
+        more = lengths > position
+        step = hashes[more] * np.uint64(31) + data[starts[more] + position]
+        hashes[more] = step & np.uint64(0xFFFFFFFF)
+    return pl.Series(hashes % np.uint64(buckets), dtype=pl.UInt64).cast(pl.Int64)
