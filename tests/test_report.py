@@ -36,13 +36,21 @@ def hostile_list(tmp_path: Path) -> Path:
     players = pl.read_csv(LIST, infer_schema=False)
     feds = ["USA" if i % 3 else "IND" for i in range(players.height)]
     players = players.with_columns(
-        pl.when(pl.col("player_id") == "2020009").then(pl.lit(HOSTILE)).otherwise("Player " + pl.col("player_id")).alias("name"),
+        pl.when(pl.col("player_id") == "2020009")
+        .then(pl.lit(HOSTILE))
+        .otherwise("Player " + pl.col("player_id"))
+        .alias("name"),
         pl.Series("federation", feds),
         pl.lit("GM").alias("title"),
     )  # fmt: skip
     path = tmp_path / "list-with-names.csv"
     players.write_csv(path)
     return path
+
+
+def site_record(site: Path) -> dict:
+    """The value data/site.js hands ELO.put."""
+    return json.loads((site / "data/site.js").read_text().split(",", 1)[1].removesuffix(");\n"))
 
 
 def test_read_period_gives_the_tables_the_run_wrote(cli, tmp_path: Path) -> None:
@@ -55,7 +63,8 @@ def test_read_period_gives_the_tables_the_run_wrote(cli, tmp_path: Path) -> None
         2590, 2605, 15, 10, 11, 5.5
     )  # fmt: skip
     loss = tables.audit.filter((pl.col("player_id") == "30953499") & (pl.col("round") == "3")).row(0, named=True)
-    assert (loss["opponent_id"], loss["score"], loss["expected_score"], loss["k_change"]) == ("24125890", 0.0, 0.4, -4.0)
+    got = (loss["opponent_id"], loss["score"], loss["expected_score"], loss["k_change"])
+    assert got == ("24125890", 0.0, 0.4, -4.0)
     assert tables.manifest["counts"]["rows_read"] == 66
     assert tables.table_format == "parquet"
 
@@ -149,13 +158,14 @@ def test_report_of_a_range_of_chained_monthly_runs(cli, tmp_path: Path) -> None:
     """November rated from October's list in OUT: the site holds both periods and each player's history."""
     out = us_out(cli, tmp_path)
     november = tmp_path / "november.csv"
-    november.write_text("game_id,date,event_id,round,white_id,black_id,result\nn1,2025-11-03,E2,1,30953499,2020009,1-0\n")
+    november.write_text(
+        "game_id,date,event_id,round,white_id,black_id,result\nn1,2025-11-03,E2,1,30953499,2020009,1-0\n"
+    )
     result = cli("run", november, "--ratings", out / "ratings", "--period", "2025-11", "--out", out)
     assert result.exit_code == 0, result.output
     site = elo_batch.report(out, period="2025-10..2025-11").parent
-    record = json.loads((site / "data/site.js").read_text().split(",", 1)[1].removesuffix(");\n"))
-    assert record["periods"] == ["2025-10", "2025-11"]
+    assert site_record(site)["periods"] == ["2025-10", "2025-11"]
     shards = "".join(p.read_text() for p in (site / "data/2025-11/players").iterdir())
     assert '["2025-10",2590,2605,15,"rated"]' in shards
     assert elo_batch.report(out).parent == site  # the default period: the latest, alone
-    assert json.loads((site / "data/site.js").read_text().split(",", 1)[1].removesuffix(");\n"))["periods"] == ["2025-11"]
+    assert site_record(site)["periods"] == ["2025-11"]
