@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 #: List rows a data file holds.
 PAGE_SIZE = 1000
-#: The list's columns the site shows, in this order, where the list has them.
+#: The list's columns the site shows, in this order, where the list has them (and not only nulls).
 LIST_COLUMNS = (
     c.PLAYER_ID, "name", "title", "federation", "sex", c.BIRTH_YEAR, c.RATING, c.RATING_BEFORE, c.CHANGE,
     c.GAMES, c.K_USED, c.STATUS, c.BAND,
@@ -90,7 +90,8 @@ def period_files(
         buckets: The number of player shards (:func:`buckets_for`).
     """
     listed = list_frame(tables.ratings)
-    columns = [name for name in LIST_COLUMNS if name in listed.columns]
+    shown = [n for n in LIST_COLUMNS if n in listed.columns]
+    columns = [n for n in shown if n == c.PLAYER_ID or listed[n].null_count() < listed.height]
     filters = _filter_values(listed)
     summary = _summary(tables, listed, columns=columns, filters=filters, previous=previous)
     return summary, _files(tables, listed, summary, history=history, buckets=buckets)
