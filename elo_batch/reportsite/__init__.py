@@ -56,13 +56,13 @@ def report(out: str | os.PathLike[str], period: str | None = None, site: str | o
             writer.write("data/site.js", script("site", _site_json(chosen, held, buckets)))
             summaries = []
             for month in chosen:
-                tables = elo_batch.read_period(root, month)
                 before = _previous(held, month, history)
-                summary, files = build.period_files(tables, history=history, previous=before, buckets=buckets)
+                summary, files = build.period_files(  # the tables are freed once their data are built
+                    elo_batch.read_period(root, month), history=history, previous=before, buckets=buckets
+                )
                 for file in files:
                     writer.write(file.path, script(file.key, file.json_text))
                 summaries.append(summary)
-                del tables, files
             writer.write("index.html", pages.index_html(summaries))
             writer.commit()
     return target / "index.html"

@@ -7,7 +7,8 @@ Python loops only over files. What each file holds (read by ``assets/site.js``):
   rejected rows by reason, the list's columns and each filter's values;
 - ``data/P/list/N.js``: the list sorted by rating (highest first, unrated last), :data:`PAGE_SIZE` rows a file;
 - ``data/P/filters.js``: for each filter column one character per list row (its value's index);
-- ``data/P/names.js``: the list's names, lower case, one a line (search by name), where it has names;
+- ``data/P/names/N.js``: the list's names in its order, lower case, one a line, :data:`NAMES_SIZE` a file
+  (search by name), where it has names;
 - ``data/P/players/B.js``: the players whose id hashes to B (never named by an id): place in the list,
   history over the periods of ``OUT``, the period's audit rows (opponent's name, title, federation joined),
   the first-rating details.
@@ -21,17 +22,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.reportsite.jsontext import array, id_hash, joined, literal
+from elo_batch.reportsite.jsontext import array, id_hash, joined, literal, needs_escapes
 
 if TYPE_CHECKING:
     from elo_batch import OutputTables
 
 #: List rows a data file holds.
 PAGE_SIZE = 1000
+#: Names a names file holds (the search by name reads them all, in order).
+NAMES_SIZE = 200_000
 #: The list's columns the site shows, in this order, where the list has them (and not only nulls).
 LIST_COLUMNS = (
     c.PLAYER_ID, "name", "title", "federation", "sex", c.BIRTH_YEAR, c.RATING, c.RATING_BEFORE, c.CHANGE,
@@ -83,53 +87,98 @@ def period_files(
 ) -> tuple[dict[str, Any], Iterator[SiteFile]]:
     """The summary of one period (as ``summary.js`` holds it) and every data file of that period.
 
+    Files are made a group of pages (or shards) at a time, so that the text of the whole site is never
+    held at once.
+
     Args:
         tables: The period's tables (:func:`elo_batch.read_period`), with its audit and rejected rows.
         history: Every period's list rows of ``OUT`` (:data:`HISTORY_COLUMNS`), or None with one period.
         previous: The period before's list (``player_id``, ``band``) for the band moves, or None.
         buckets: The number of player shards (:func:`buckets_for`).
     """
-    listed = list_frame(tables.ratings)
+    listed, order = list_frame(tables.ratings)
     shown = [n for n in LIST_COLUMNS if n in listed.columns]
     columns = [n for n in shown if n == c.PLAYER_ID or listed[n].null_count() < listed.height]
     filters = _filter_values(listed)
     summary = _summary(tables, listed, columns=columns, filters=filters, previous=previous)
-    return summary, _files(tables, listed, summary, history=history, buckets=buckets)
+    audit = _audit_rows(tables.audit, listed)  # the files hold no reference to ``tables``: a caller that
+    files = _files(listed, order, audit, summary, history=history, buckets=buckets)
+    return summary, files  # a caller that drops ``tables`` frees them: ``listed`` is not a copy, ``audit`` is
 
 
 def _files(
-    tables: OutputTables, listed: pl.DataFrame, summary: dict[str, Any], *, history: pl.DataFrame | None, buckets: int
+    listed: pl.DataFrame,
+    order: pl.Series,
+    audit: pl.DataFrame,
+    summary: dict[str, Any],
+    *,
+    history: pl.DataFrame | None,
+    buckets: int,
 ) -> Iterator[SiteFile]:
-    period = tables.period
+    period = summary["period"]
     yield SiteFile(f"data/{period}/summary.js", f"summary:{period}", json.dumps(summary, default=str))
-    yield from _pages(listed, summary["columns"], period)
+    coded = _coded(listed, summary["filters"])
+    yield from _pages(coded, order, summary["columns"], period)
     if summary["filters"]:
-        yield SiteFile(f"data/{period}/filters.js", f"filters:{period}", _filter_codes(listed, summary["filters"]))
+        yield SiteFile(
+            f"data/{period}/filters.js", f"filters:{period}", _filter_codes(coded, order, summary["filters"])
+        )
+    del coded
     if "name" in listed.columns:
-        names = listed["name"].cast(pl.String).fill_null("").str.to_lowercase().str.replace_all("\n", " ")
-        yield SiteFile(f"data/{period}/names.js", f"names:{period}", json.dumps("\n".join(names.to_list())))
-    yield from _shards(tables, listed, history=history, buckets=buckets)
+        yield from _names(listed, order, period)
+    yield from _shards(period, listed, audit, history=history, buckets=buckets)
 
 
-def list_frame(ratings: pl.DataFrame) -> pl.DataFrame:
-    """The list as the site shows it: by rating, highest first (unrated last), then ``player_id``; with
-    each row's place (``SITE_POSITION``) and data file (``SITE_PAGE``)."""
-    ordered = ratings.with_columns(pl.col(c.PLAYER_ID).cast(pl.String)).sort(
-        [c.RATING, c.PLAYER_ID], descending=[True, False], nulls_last=True
+def list_frame(ratings: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+    """The list as the site shows it, without copying it: the columns the site uses (``player_id`` as
+    text) in the list's own order, with each row's place (``SITE_POSITION``, from 0) by rating, highest
+    first (unrated last), then ``player_id`` (as its type orders it: integer ids as numbers); and the
+    rows' indices in that order.
+    """
+    wanted = dict.fromkeys(name for name in (*LIST_COLUMNS, *DETAIL_COLUMNS) if name in ratings.columns)
+    keys = ratings.select(pl.int_range(pl.len(), dtype=pl.Int64).alias(w.SITE_POSITION), c.RATING, c.PLAYER_ID)
+    if not keys[c.PLAYER_ID].is_sorted():  # a list elo-batch wrote is sorted by player_id already
+        keys = keys.sort(c.PLAYER_ID)
+    order = keys.sort(c.RATING, descending=True, nulls_last=True, maintain_order=True)[w.SITE_POSITION]
+    place = np.empty(len(order), dtype=np.int64)
+    place[order.to_numpy()] = np.arange(len(order), dtype=np.int64)
+    listed = ratings.select(list(wanted)).with_columns(
+        pl.col(c.PLAYER_ID).cast(pl.String), pl.Series(w.SITE_POSITION, place)
     )
-    position = pl.int_range(pl.len(), dtype=pl.Int64)
-    return ordered.with_columns(position.alias(w.SITE_POSITION), (position // PAGE_SIZE).alias(w.SITE_PAGE))
+    return listed, order
 
 
-def _pages(listed: pl.DataFrame, columns: list[str], period: str) -> Iterator[SiteFile]:
-    """The list's data files, :data:`PAGE_SIZE` rows each."""
-    pages = (
-        listed.select(w.SITE_PAGE, array(listed, columns).alias(w.SITE_JSON))
-        .group_by(w.SITE_PAGE, maintain_order=True)
-        .agg(joined(pl.col(w.SITE_JSON)))
-    )
-    for page, text in pages.iter_rows():
-        yield SiteFile(f"data/{period}/list/{page}.js", f"list:{period}:{page}", text)
+def _coded(listed: pl.DataFrame, filters: dict[str, list[Any]]) -> pl.DataFrame:
+    """The list with each filter column's values replaced by their index in ``filters`` (site.js maps an
+    index back to its text: the list pages hold a number, not the text, of a repeated value)."""
+
+    def code(name: str, values: list[Any]) -> pl.Expr:
+        text = pl.col(name) if listed.schema[name] in (pl.String, pl.Categorical) else pl.col(name).cast(pl.String)
+        return text.cast(pl.Enum(values)).to_physical().cast(pl.UInt32)  # the index of the value in ``values``
+
+    return listed.with_columns(code(name, values) for name, values in filters.items())
+
+
+def _pages(coded: pl.DataFrame, order: pl.Series, columns: list[str], period: str) -> Iterator[SiteFile]:
+    """The list's data files, :data:`PAGE_SIZE` rows each in the list's order, made 100 pages at a time."""
+    for start in range(0, coded.height, 100 * PAGE_SIZE):
+        part = coded.select(columns)[order.slice(start, 100 * PAGE_SIZE)]
+        page = (pl.int_range(pl.len(), dtype=pl.Int64) + start) // PAGE_SIZE
+        pages = (
+            part.select(page.alias(w.SITE_PAGE), array(part, columns).alias(w.SITE_JSON))
+            .group_by(w.SITE_PAGE, maintain_order=True)
+            .agg(joined(pl.col(w.SITE_JSON)))
+        )
+        for number, text in pages.iter_rows():
+            yield SiteFile(f"data/{period}/list/{number}.js", f"list:{period}:{number}", text)
+
+
+def _names(listed: pl.DataFrame, order: pl.Series, period: str) -> Iterator[SiteFile]:
+    """The names in the list's order, lower case, one a line: ``names/N.js`` of :data:`NAMES_SIZE` each."""
+    for number, start in enumerate(range(0, listed.height, NAMES_SIZE)):
+        names = listed["name"].gather(order.slice(start, NAMES_SIZE)).cast(pl.String).fill_null("")
+        text = names.str.to_lowercase().str.replace_all("\n", " ").str.join("\n").item()
+        yield SiteFile(f"data/{period}/names/{number}.js", f"names:{period}:{number}", json.dumps(text))
 
 
 def _filter_values(listed: pl.DataFrame) -> dict[str, list[Any]]:
@@ -143,16 +192,13 @@ def _filter_values(listed: pl.DataFrame) -> dict[str, list[Any]]:
     return found
 
 
-def _filter_codes(listed: pl.DataFrame, filters: dict[str, list[Any]]) -> str:
-    """JSON of {column: one character per list row}: ``chr(48 + index)`` of its value, ``/`` for none."""
+def _filter_codes(coded: pl.DataFrame, order: pl.Series, filters: dict[str, list[Any]]) -> str:
+    """JSON of {column: one character per list row, in the list's order}: ``chr(48 + index)`` of its
+    value, ``/`` for none."""
     codes: dict[str, str] = {}
-    for name, values in filters.items():
-        index = pl.DataFrame({w.SITE_JSON: values, w.SITE_CODE: range(len(values))})
-        coded = listed.select(pl.col(name).cast(pl.String).alias(w.SITE_JSON)).join(
-            index, on=w.SITE_JSON, how="left", maintain_order="left"
-        )
-        chars = (coded[w.SITE_CODE] + 48).fill_null(47).cast(pl.UInt32)
-        codes[name] = bytes(chars.to_numpy().astype("<u4").tobytes()).decode("utf-32-le")
+    for name in filters:
+        chars = (coded[name].gather(order).cast(pl.UInt32) + 48).fill_null(47)
+        codes[name] = chars.to_numpy().astype("<u4").tobytes().decode("utf-32-le")
     return json.dumps(codes, ensure_ascii=False)
 
 
@@ -182,9 +228,11 @@ def _summary(
         "rejected": _counts(tables.rejected, c.REASON) if tables.rejected is not None else [],
         "columns": columns,
         "filters": filters,
-        "pages": int(listed.height + PAGE_SIZE - 1) // PAGE_SIZE,
+        "coded": [name for name in columns if name in filters],
+        "pages": (listed.height + PAGE_SIZE - 1) // PAGE_SIZE,
         "page_size": PAGE_SIZE,
         "names": "name" in listed.columns,
+        "names_size": NAMES_SIZE,
         "game_columns": list(GAME_COLUMNS),
         "detail_columns": [name for name in DETAIL_COLUMNS if name in listed.columns],
     }
@@ -217,14 +265,32 @@ def _band_moves(listed: pl.DataFrame, previous: pl.DataFrame | None) -> dict[str
 
 
 def _shards(
-    tables: OutputTables, listed: pl.DataFrame, *, history: pl.DataFrame | None, buckets: int
+    period: str, listed: pl.DataFrame, audit: pl.DataFrame, *, history: pl.DataFrame | None, buckets: int
 ) -> Iterator[SiteFile]:
-    """The player shards: {id: [place, history, games, details]} of the players whose id hashes to B."""
-    period = tables.period
-    players = listed.select(c.PLAYER_ID, w.SITE_POSITION).join(
-        _games(tables, listed), on=c.PLAYER_ID, how="left", maintain_order="left"
-    )
-    players = players.join(_details(listed), on=c.PLAYER_ID, how="left", maintain_order="left")
+    """The player shards: {id: [place, history, games, details]} of the players whose id hashes to B,
+    made a sixteenth of the shards at a time (``audit``: :func:`_audit_rows`)."""
+    keyed = listed.with_columns(id_hash(listed[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
+    audit = audit.with_columns(id_hash(audit[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
+    step = max(1, buckets // 16)
+    for first in range(0, buckets, step):
+        inside = pl.col(w.SITE_BUCKET).is_between(first, first + step - 1)
+        part = keyed.filter(inside)
+        mine = history.join(part.select(c.PLAYER_ID), on=c.PLAYER_ID, how="semi") if history is not None else None
+        texts = _shard_texts(part, audit.filter(inside), mine)
+        every = pl.DataFrame(
+            {w.SITE_BUCKET: range(first, min(first + step, buckets))}, schema={w.SITE_BUCKET: pl.Int64}
+        )
+        texts = every.join(texts, on=w.SITE_BUCKET, how="left").with_columns(pl.col(w.SITE_JSON).fill_null("{}"))
+        for bucket, text in texts.sort(w.SITE_BUCKET).iter_rows():  # every shard, an empty one too
+            yield SiteFile(f"data/{period}/players/{bucket:x}.js", f"players:{period}:{bucket:x}", text)
+
+
+def _shard_texts(part: pl.DataFrame, audit: pl.DataFrame, history: pl.DataFrame | None) -> pl.DataFrame:
+    """(SITE_BUCKET, SITE_JSON): the shards' JSON text of the players of ``part`` (the list rows of some
+    shards, with SITE_BUCKET), their ``audit`` rows and ``history``."""
+    players = part.select(c.PLAYER_ID, w.SITE_POSITION, w.SITE_BUCKET)
+    players = players.join(_games(audit), on=c.PLAYER_ID, how="left", maintain_order="left")
+    players = players.join(_details(part), on=c.PLAYER_ID, how="left", maintain_order="left")
     if history is not None:
         players = players.join(_history(history), on=c.PLAYER_ID, how="left", maintain_order="left")
     parts = [
@@ -233,25 +299,16 @@ def _shards(
         pl.col(w.SITE_GAMES).fill_null("0"),
         pl.col(w.SITE_JSON).fill_null("0"),
     ]
-    entry = pl.concat_str(
-        [literal(c.PLAYER_ID, pl.String()), pl.lit(":["), pl.concat_str(parts, separator=","), pl.lit("]")]
-    )
-    shards = (
-        players.with_columns(id_hash(players[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
-        .group_by(w.SITE_BUCKET)
-        .agg(joined(entry, "{", "}").alias(w.SITE_JSON))
-    )
-    every = pl.DataFrame({w.SITE_BUCKET: range(buckets)}, schema={w.SITE_BUCKET: pl.Int64})
-    shards = every.join(shards, on=w.SITE_BUCKET, how="left").with_columns(pl.col(w.SITE_JSON).fill_null("{}"))
-    for bucket, text in shards.sort(w.SITE_BUCKET).iter_rows():  # every shard, an empty one too
-        yield SiteFile(f"data/{period}/players/{bucket:x}.js", f"players:{period}:{bucket:x}", text)
+    key = literal(c.PLAYER_ID, pl.String(), plain=not needs_escapes(players[c.PLAYER_ID]))
+    entry = pl.concat_str([key, pl.lit(":["), pl.concat_str(parts, separator=","), pl.lit("]")])
+    return players.group_by(w.SITE_BUCKET).agg(joined(entry, "{", "}").alias(w.SITE_JSON))
 
 
-def _games(tables: OutputTables, listed: pl.DataFrame) -> pl.DataFrame:
-    """(player_id, SITE_GAMES): each player's audit rows of the period as one JSON array's text."""
-    audit = (
-        tables.audit if tables.audit is not None else pl.DataFrame({c.PLAYER_ID: []}, schema={c.PLAYER_ID: pl.String})
-    )
+def _audit_rows(audit: pl.DataFrame | None, listed: pl.DataFrame) -> pl.DataFrame:
+    """The period's audit rows with the opponent's name, title and federation from the list (the
+    :data:`GAME_COLUMNS`, ``player_id``), by date, event and round."""
+    if audit is None:
+        audit = pl.DataFrame(schema={c.PLAYER_ID: pl.String, c.OPPONENT_ID: pl.String})
     opponents = listed.select(
         pl.col(c.PLAYER_ID).alias(c.OPPONENT_ID),
         *[pl.col(name).cast(pl.String).alias(f"opponent_{name}") for name in ("name", "title", "federation")
@@ -260,7 +317,12 @@ def _games(tables: OutputTables, listed: pl.DataFrame) -> pl.DataFrame:
     audit = audit.with_columns(pl.col(c.PLAYER_ID).cast(pl.String), pl.col(c.OPPONENT_ID).cast(pl.String))
     rows = audit.join(opponents, on=c.OPPONENT_ID, how="left", maintain_order="left")
     rows = rows.with_columns(pl.lit(None, pl.String).alias(n) for n in GAME_COLUMNS if n not in rows.columns)
-    rows = rows.sort([c.DATE, c.EVENT_ID, c.ROUND], nulls_last=True, maintain_order=True)
+    rows = rows.select(c.PLAYER_ID, *GAME_COLUMNS)
+    return rows.sort([c.DATE, c.EVENT_ID, c.ROUND], nulls_last=True, maintain_order=True)
+
+
+def _games(rows: pl.DataFrame) -> pl.DataFrame:
+    """(player_id, SITE_GAMES): each player's audit rows (:func:`_audit_rows`) as one JSON array's text."""
     return rows.group_by(c.PLAYER_ID).agg(joined(array(rows, GAME_COLUMNS)).alias(w.SITE_GAMES))
 
 

@@ -15,22 +15,38 @@ import polars as pl
 _WRAP = len('{"v":')
 
 
-def literal(name: str, dtype: pl.DataType) -> pl.Expr:
-    """The JSON literal of column ``name`` (of ``dtype``) as text, one per row (null: ``null``)."""
+def literal(name: str, dtype: pl.DataType, *, plain: bool = False) -> pl.Expr:
+    """The JSON literal of column ``name`` (of ``dtype``) as text, one per row (null: ``null``).
+
+    ``plain``: the text column holds no character JSON escapes (``"``, ``\\``, U+0000 to U+001F; see
+    :func:`needs_escapes`), so each value is only quoted.
+    """
     if dtype.is_numeric() or dtype == pl.Boolean:
         text = pl.col(name).cast(pl.String)
         if dtype.is_float():
             text = pl.when(pl.col(name).is_nan()).then(None).otherwise(text)
         return text.fill_null("null")
     value = pl.col(name).cast(pl.String)
+    if plain:
+        return pl.concat_str([pl.lit('"'), value, pl.lit('"')]).fill_null("null")
     encoded = pl.struct(value.alias("v")).struct.json_encode()
     return encoded.str.slice(_WRAP).str.strip_suffix("}")
 
 
-def array(frame: pl.DataFrame | pl.LazyFrame, names: Sequence[str]) -> pl.Expr:
-    """Each row's values of ``names`` as one JSON array's text (a String column)."""
-    schema = frame.collect_schema()
-    parts = [literal(name, schema[name]) for name in names]
+def needs_escapes(column: pl.Series) -> bool:
+    """True when a text column holds a character that JSON escapes (``"``, ``\\``, U+0000 to U+001F)."""
+    return bool(column.cast(pl.String).str.contains(r'["\\\x00-\x1f]').any())
+
+
+def array(frame: pl.DataFrame, names: Sequence[str]) -> pl.Expr:
+    """Each row's values of ``names`` as one JSON array's text (a String column); a text column without
+    a character to escape is only quoted (polars' JSON encoder is for the others)."""
+    schema = frame.schema
+    parts = [
+        literal(name, schema[name], plain=not (schema[name].is_numeric() or schema[name] == pl.Boolean)
+                and not needs_escapes(frame[name]))
+        for name in names
+    ]  # fmt: skip
     return pl.concat_str([pl.lit("["), pl.concat_str(parts, separator=","), pl.lit("]")])
 
 

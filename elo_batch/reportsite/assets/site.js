@@ -57,6 +57,13 @@ var ELO = (function () {
     columns.forEach(function (name, i) { out[name] = row[i]; });
     return out;
   }
+  /* A list row as text: the columns the data files hold as an index into the filter's values mapped back. */
+  function decoded(sum, row) {
+    return sum.columns.map(function (name, i) {
+      var coded = sum.coded.indexOf(name) >= 0 && row[i] !== null;
+      return coded ? sum.filters[name][row[i]] : row[i];
+    });
+  }
 
   /* ---- index.html: the rating list ---- */
   var list = { period: null, positions: null, view: 0, sum: null };
@@ -147,9 +154,15 @@ var ELO = (function () {
       return Object.prototype.hasOwnProperty.call(players, text) ? [players[text][0]] : [];
     }, function () { return []; }).then(function (found) {
       if (found.length || !sum.names) return found;
-      return load("data/" + period + "/names.js", "names:" + period).then(function (names) {
-        var needle = text.toLowerCase(), out = [], at = 0;
-        names.split("\n").forEach(function (name, i) { if (name.indexOf(needle) >= 0) out.push(i); at = i; });
+      var files = [];
+      for (var n = 0; n * sum.names_size < sum.players; n++) {
+        files.push(load("data/" + period + "/names/" + n + ".js", "names:" + period + ":" + n));
+      }
+      return Promise.all(files).then(function (parts) {
+        var needle = text.toLowerCase(), out = [];
+        parts.forEach(function (names, n) {
+          names.split("\n").forEach(function (name, i) { if (name.indexOf(needle) >= 0) out.push(n * sum.names_size + i); });
+        });
         return out;
       });
     });
@@ -168,7 +181,8 @@ var ELO = (function () {
       var body = document.querySelector("#list tbody");
       body.textContent = "";
       wanted.forEach(function (p) {
-        body.appendChild(listRow(sum, store["list:" + period + ":" + Math.floor(p / sum.page_size)][p % sum.page_size], p));
+        var row = store["list:" + period + ":" + Math.floor(p / sum.page_size)][p % sum.page_size];
+        body.appendChild(listRow(sum, decoded(sum, row), p));
       });
       document.getElementById("list-status").textContent = total + (total === 1 ? " player" : " players");
       document.getElementById("page").textContent = "page " + (list.view + 1) + " of " + (last + 1);
@@ -208,7 +222,7 @@ var ELO = (function () {
         .then(function (got) {
           var sum = got[0], row = got[1][found.entry[0] % site.page_size];
           status.textContent = "";
-          drawPlayer(id, found.period, sum, record(sum.columns, row), found.entry);
+          drawPlayer(id, found.period, sum, record(sum.columns, decoded(sum, row)), found.entry);
         });
     });
   }
