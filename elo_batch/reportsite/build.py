@@ -269,20 +269,32 @@ def _shards(
 ) -> Iterator[SiteFile]:
     """The player shards: {id: [place, history, games, details]} of the players whose id hashes to B,
     made a sixteenth of the shards at a time (``audit``: :func:`_audit_rows`)."""
-    keyed = listed.with_columns(id_hash(listed[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
-    audit = audit.with_columns(id_hash(audit[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
+    needed = [c.PLAYER_ID, w.SITE_POSITION, *(n for n in (c.GAMES, *DETAIL_COLUMNS) if n in listed.columns)]
+    keyed = _by_bucket(listed.select(list(dict.fromkeys(needed))), buckets)
+    audit = _by_bucket(audit, buckets)
     step = max(1, buckets // 16)
     for first in range(0, buckets, step):
-        inside = pl.col(w.SITE_BUCKET).is_between(first, first + step - 1)
-        part = keyed.filter(inside)
+        part = _bucket_range(keyed, first, first + step)
         mine = history.join(part.select(c.PLAYER_ID), on=c.PLAYER_ID, how="semi") if history is not None else None
-        texts = _shard_texts(part, audit.filter(inside), mine)
+        texts = _shard_texts(part, _bucket_range(audit, first, first + step), mine)
         every = pl.DataFrame(
             {w.SITE_BUCKET: range(first, min(first + step, buckets))}, schema={w.SITE_BUCKET: pl.Int64}
         )
         texts = every.join(texts, on=w.SITE_BUCKET, how="left").with_columns(pl.col(w.SITE_JSON).fill_null("{}"))
         for bucket, text in texts.sort(w.SITE_BUCKET).iter_rows():  # every shard, an empty one too
             yield SiteFile(f"data/{period}/players/{bucket:x}.js", f"players:{period}:{bucket:x}", text)
+
+
+def _by_bucket(frame: pl.DataFrame, buckets: int) -> pl.DataFrame:
+    """``frame`` with each row's shard (SITE_BUCKET, by its ``player_id``), by shard (in order within one)."""
+    keyed = frame.with_columns(id_hash(frame[c.PLAYER_ID], buckets).alias(w.SITE_BUCKET))
+    return keyed.sort(w.SITE_BUCKET, maintain_order=True)
+
+
+def _bucket_range(keyed: pl.DataFrame, first: int, stop: int) -> pl.DataFrame:
+    """The rows of shards ``first`` to ``stop - 1`` of a frame :func:`_by_bucket` ordered (a slice)."""
+    start, end = keyed[w.SITE_BUCKET].search_sorted(pl.Series([first, stop]), side="left").to_list()
+    return keyed.slice(start, end - start)
 
 
 def _shard_texts(part: pl.DataFrame, audit: pl.DataFrame, history: pl.DataFrame | None) -> pl.DataFrame:
