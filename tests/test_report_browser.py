@@ -178,3 +178,42 @@ def test_a_range_shows_the_period_picker_and_the_history_chart(browser, tmp_path
     labels = page.locator("svg.history text").all_text_contents()
     assert {"2025-10", "2025-11", "2025-12", "2026-01"} <= set(labels)
     assert visit.problems == [] and visit.outside() == []
+
+
+@pytest.fixture(scope="module")
+def chained_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """October (the US Championship), then November rated from October's list in OUT: a newcomer's
+    five games against listed players and a forfeit of 30953499."""
+    from tests.conftest import Cli
+
+    tmp = tmp_path_factory.mktemp("chained-site")
+    cli = Cli(tmp)
+    out = us_out(cli, tmp)
+    opponents = ["2020009", "5202213", "2093596", "13300474", "2040506"]
+    rows = [
+        f"n{i},2025-11-0{i + 1},OPEN,{i + 1},99000001,{p},{'1/2-1/2' if i % 2 else '0-1'}"
+        for i, p in enumerate(opponents)
+    ]
+    rows.append("f1,2025-11-09,OPEN,6,30953499,24125890,+--")
+    november = tmp / "november.csv"
+    november.write_text("game_id,date,event_id,round,white_id,black_id,result\n" + "\n".join(rows) + "\n")
+    result = cli("run", november, "--ratings", out / "ratings", "--period", "2025-11", "--out", out)
+    assert result.exit_code == 0, result.output
+    return elo_batch.report(out, period="2025-10..2025-11").parent
+
+
+def test_chained_months_show_the_forfeit_the_newcomer_and_the_history(browser, chained_site: Path) -> None:
+    visit = Visit(browser, chained_site)
+    page = visit.open("player.html?id=30953499", "svg.history circle")  # no period: his latest, 2025-11
+    assert "Period 2025-11" in page.inner_text("main")
+    missed = page.locator("section.not-counted tbody tr td").all_inner_texts()
+    assert missed[0] == "OPEN" and missed[3] == "24125890" and "forfeit" in missed[-1]
+    assert page.locator("svg.history circle").count() == 3  # October's list, November's, December's
+    assert {"2590", "2605 (+15)"} <= set(page.locator("svg.history text").all_text_contents())
+    page = visit.open("player.html?id=99000001&period=2025-11", "section.first-rating")
+    first = page.locator("section.first-rating").inner_text()
+    # November's list in force is October's new one: (2797 + 2764 + 2729 + 2726 + 2701) / 5 = 2743.4
+    assert "Ra (opponents' average): 2743" in first
+    assert "Rp (performance): 2503" in first  # 1 of 5 = 0.20, dp -240 (table 8.1.1): 2743 - 240
+    assert "2 draws against 1800" in first
+    assert visit.problems == [] and visit.outside() == []

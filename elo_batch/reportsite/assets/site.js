@@ -322,7 +322,11 @@ var ELO = (function () {
     var lines = ["Ra (opponents' average): " + (details.opponents_average === undefined ? "" : details.opponents_average),
       "Rp (performance): " + (details.performance_rating === undefined ? "" : details.performance_rating),
       "Games so far: " + (details.games_total === undefined ? "" : details.games_total)];
-    if (first.fictitious_games) lines.push(first.fictitious_games + " draws against " + first.fictitious_rating + " counted in (the rule set's)");
+    if (first.fictitious_games) {
+      lines.push("The rule set adds " + first.fictitious_games + " draws against " + first.fictitious_rating +
+        " to a first rating's games");
+    }
+    if (me.status === "new") lines.push("First rating: " + me.rating);
     if (details.pending) lines.push("Earlier months' games (pending): " + details.pending);
     lines.forEach(function (t) { box.appendChild(el("p", t)); });
     return box;
