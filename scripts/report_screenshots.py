@@ -20,8 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> int:
-    import elo_batch
     from playwright.sync_api import sync_playwright
+
+    import elo_batch
 
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "out"

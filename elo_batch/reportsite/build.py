@@ -102,7 +102,7 @@ def period_files(
     filters = _filter_values(listed)
     summary = _summary(tables, listed, columns=columns, filters=filters, previous=previous)
     audit = _audit_rows(tables.audit, listed)  # the files hold no reference to ``tables``: a caller that
-    files = _files(listed, order, audit, summary, history=history, buckets=buckets)
+    files = _files(listed, order, audit, summary=summary, history=history, buckets=buckets)
     return summary, files  # a caller that drops ``tables`` frees them: ``listed`` is not a copy, ``audit`` is
 
 
@@ -110,15 +110,15 @@ def _files(
     listed: pl.DataFrame,
     order: pl.Series,
     audit: pl.DataFrame,
-    summary: dict[str, Any],
     *,
+    summary: dict[str, Any],
     history: pl.DataFrame | None,
     buckets: int,
 ) -> Iterator[SiteFile]:
     period = summary["period"]
     yield SiteFile(f"data/{period}/summary.js", f"summary:{period}", json.dumps(summary, default=str))
     coded = _coded(listed, summary["filters"])
-    yield from _pages(coded, order, summary["columns"], period)
+    yield from _pages(coded, order, summary["columns"], period=period)
     if summary["filters"]:
         yield SiteFile(
             f"data/{period}/filters.js", f"filters:{period}", _filter_codes(coded, order, summary["filters"])
@@ -159,7 +159,7 @@ def _coded(listed: pl.DataFrame, filters: dict[str, list[Any]]) -> pl.DataFrame:
     return listed.with_columns(code(name, values) for name, values in filters.items())
 
 
-def _pages(coded: pl.DataFrame, order: pl.Series, columns: list[str], period: str) -> Iterator[SiteFile]:
+def _pages(coded: pl.DataFrame, order: pl.Series, columns: list[str], *, period: str) -> Iterator[SiteFile]:
     """The list's data files, :data:`PAGE_SIZE` rows each in the list's order, made 100 pages at a time."""
     for start in range(0, coded.height, 100 * PAGE_SIZE):
         part = coded.select(columns)[order.slice(start, 100 * PAGE_SIZE)]
