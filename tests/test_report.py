@@ -76,6 +76,9 @@ def test_read_period_of_a_delta_output_reads_the_versions_the_manifest_names(cli
     assert tables.rejected is None
     assert tables.audit.height == 132
     assert dict(zip(tables.ratings["player_id"], tables.ratings["rating"], strict=True))["30953499"] == 2605
+    site = elo_batch.report(out).parent
+    shard = site / "data/2025-10/players" / f"{id_hash(pl.Series(['30953499']), 16)[0]:x}.js"
+    assert '"24125890"' in shard.read_text() and "-4.0" in shard.read_text()  # his round-3 loss, from the Delta audit
 
 
 def test_read_period_refuses_a_missing_folder_and_a_missing_period(tmp_path: Path) -> None:
