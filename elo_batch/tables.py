@@ -21,7 +21,7 @@ from elo_batch import columns as c
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs import listchain, tablelist
 from elo_batch.job.sources import path_arg
-from elo_batch.storage import deltatables, objectstore
+from elo_batch.storage import deltatables, formulas, objectstore
 
 #: The tables of a period, in the order they are read.
 TABLE_NAMES = ("ratings", "audit", "rejected")
@@ -156,7 +156,8 @@ def _read_table(root: Path, name: str, period: str, *, delta: bool) -> pl.DataFr
 
 
 def _read_hive(folder: Path, name: str) -> pl.DataFrame:
-    """The ``part-0`` file of a hive partition folder (Parquet or CSV, numbers typed).
+    """The ``part-0`` file of a hive partition folder (Parquet; or CSV, its formula escape undone, numbers
+    typed).
 
     Raises:
         InputMissingError: no part file. InputDataError: it cannot be read.
@@ -167,10 +168,17 @@ def _read_hive(folder: Path, name: str) -> pl.DataFrame:
     path = files[0]
     try:
         if path.suffix == ".csv":
-            return _typed(pl.read_csv(path, infer_schema=False))
+            return _typed(_unescaped(pl.read_csv(path, infer_schema=False)))
         return pl.read_parquet(path, hive_partitioning=False)
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise InputDataError(f"cannot read this {name} file ({exc})", path=str(path)) from exc
+
+
+def _unescaped(frame: pl.DataFrame) -> pl.DataFrame:
+    """A CSV output's text as it was before the formula escape (``'=x`` -> ``=x``; ids never escaped)."""
+    frame = frame.rename({name: formulas.unescape_name(name) for name in frame.columns})
+    texts = [formulas.unescape(pl.col(n)).alias(n) for n in frame.columns if n not in formulas.ID_COLUMNS]
+    return frame.with_columns(texts)
 
 
 def _typed(frame: pl.DataFrame) -> pl.DataFrame:

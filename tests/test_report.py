@@ -172,3 +172,16 @@ def test_report_of_a_range_of_chained_monthly_runs(cli, tmp_path: Path) -> None:
     assert '["2025-10",2590,2605,15,"rated"]' in shards
     assert elo_batch.report(out).parent == site  # the default period: the latest, alone
     assert site_record(site)["periods"] == ["2025-11"]
+
+
+def test_read_period_of_a_csv_output_undoes_the_formula_escape(cli, tmp_path: Path) -> None:
+    players = pl.read_csv(LIST, infer_schema=False).with_columns(
+        pl.when(pl.col("player_id") == "30953499").then(pl.lit("=HYPERLINK(1)")).otherwise(pl.lit("x")).alias("name")
+    )
+    players.write_csv(tmp_path / "list.csv")
+    out = us_out(cli, tmp_path, ratings=tmp_path / "list.csv", extra=("--format", "csv"))
+    assert "'=HYPERLINK(1)" in (out / "ratings/period=2025-10/part-0.csv").read_text()
+    tables = elo_batch.read_period(out, "2025-10")
+    me = tables.ratings.filter(pl.col("player_id") == "30953499").row(0, named=True)
+    assert (me["name"], me["rating"], me["change"]) == ("=HYPERLINK(1)", 2605, 15)
+    assert tables.audit.filter(pl.col("round") == "3", pl.col("player_id") == "30953499")["k_change"].item() == -4.0
