@@ -17,7 +17,7 @@ import pytest
 
 import elo_batch
 from tests.conftest import ROOT
-from tests.test_report import hostile_list, us_out
+from tests.test_report import LIST, hostile_list, us_out
 
 CHROMIUM = Path(os.environ.get("ELO_BATCH_CHROMIUM", "/usr/bin/chromium"))
 DELOITTE = ROOT.parent / "shared" / "data" / "deloitte-fide-chess-rating-challenge-test" / "test.csv"
@@ -188,13 +188,16 @@ def chained_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     tmp = tmp_path_factory.mktemp("chained-site")
     cli = Cli(tmp)
-    out = us_out(cli, tmp)
+    listed = tmp / "list.csv"
+    listed.write_text(LIST.read_text().rstrip("\n") + "\n99000002,2200,20\n")  # a 2200 player, idle in October
+    out = us_out(cli, tmp, ratings=listed)
     opponents = ["2020009", "5202213", "2093596", "13300474", "2040506"]
     rows = [
         f"n{i},2025-11-0{i + 1},OPEN,{i + 1},99000001,{p},{'1/2-1/2' if i % 2 else '0-1'}"
         for i, p in enumerate(opponents)
     ]
     rows.append("f1,2025-11-09,OPEN,6,30953499,24125890,+--")
+    rows.append("c1,2025-11-10,OPEN,7,99000002,2020009,0-1")  # D = 2200 - 2797 = -597: -400 for 99000002
     november = tmp / "november.csv"
     november.write_text("game_id,date,event_id,round,white_id,black_id,result\n" + "\n".join(rows) + "\n")
     result = cli("run", november, "--ratings", out / "ratings", "--period", "2025-11", "--out", out)
@@ -210,6 +213,13 @@ def test_chained_months_show_the_forfeit_the_newcomer_and_the_history(browser, c
     assert missed[0] == "OPEN" and missed[3] == "24125890" and "forfeit" in missed[-1]
     assert page.locator("svg.history circle").count() == 3  # October's list, November's, December's
     assert {"2590", "2605 (+15)"} <= set(page.locator("svg.history text").all_text_contents())
+    page = visit.open("player.html?id=99000002&period=2025-11", "section.event")
+    row = page.locator("table.games tbody td").all_inner_texts()
+    assert (row[2], row[6], row[8]) == ("2020009", "2797 *", "-0.08")  # PD 0.08 for D = -400 (table 8.1.2)
+    assert "* Rating difference of more than 400" in page.inner_text("main")
+    page = visit.open("player.html?id=2020009&period=2025-11", "section.event")
+    row = page.locator("section.event table.games tbody td").all_inner_texts()
+    assert (row[6], row[8]) == ("2200", "+0.02")  # 2020009 (2797) is exempt from the 400-point rule: D = 597
     page = visit.open("player.html?id=99000001&period=2025-11", "section.first-rating")
     first = page.locator("section.first-rating").inner_text()
     # November's list in force is October's new one: (2797 + 2764 + 2729 + 2726 + 2701) / 5 = 2743.4
