@@ -221,9 +221,12 @@ def test_chained_months_show_the_forfeit_the_newcomer_and_the_history(browser, c
     row = page.locator("section.event table.games tbody td").all_inner_texts()
     assert (row[6], row[8]) == ("2200", "+0.02")  # 2020009 (2797) is exempt from the 400-point rule: D = 597
     page = visit.open("player.html?id=99000001&period=2025-11", "section.first-rating")
+    summary = page.locator("table.event-summary tbody td").all_inner_texts()
+    assert page.locator("table.event-summary th").nth(1).inner_text() == "Rp"
+    assert summary == ["2743", "2503", "1", "5", "", "", ""]  # unrated: no chg, no K
     first = page.locator("section.first-rating").inner_text()
     # November's list in force is October's new one: (2797 + 2764 + 2729 + 2726 + 2701) / 5 = 2743.4
     assert "Ra (opponents' average): 2743" in first
     assert "Rp (performance): 2503" in first  # 1 of 5 = 0.20, dp -240 (table 8.1.1): 2743 - 240
-    assert "2 draws against 1800" in first
+    assert "2 draws against 1800" in first and "First rating: 2200" in first  # the rule set's maximum
     assert visit.problems == [] and visit.outside() == []

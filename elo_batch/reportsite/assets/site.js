@@ -51,6 +51,7 @@ var ELO = (function () {
     return "player.html?id=" + encodeURIComponent(id) + "&period=" + encodeURIComponent(period);
   }
   function fixed(x, digits) { return x === null || x === undefined ? "" : Number(x).toFixed(digits); }
+  function text(x) { return x === null || x === undefined ? "" : String(x); }
   function signed(x, digits) { var t = fixed(x, digits); return x > 0 ? "+" + t : t; }
   function record(columns, row) {
     var out = {};
@@ -243,7 +244,7 @@ var ELO = (function () {
     var games = (entry[2] || []).map(function (g) { return record(sum.game_columns, g); });
     var details = entry[3] ? record(sum.detail_columns, entry[3]) : {};
     groupBy(games.filter(function (g) { return g.counted; }), "event_id").forEach(function (block) {
-      main.appendChild(eventBlock(block, me, period));
+      main.appendChild(eventBlock(block, me, period, details));
     });
     var missed = games.filter(function (g) { return !g.counted; });
     if (missed.length) main.appendChild(notCounted(missed, period));
@@ -278,21 +279,25 @@ var ELO = (function () {
     return a;
   }
 
-  function eventBlock(games, me, period) {
-    var box = el("section", null, "event"), n = games.length, w = 0, chg = 0, kchg = 0, rc = 0;
-    games.forEach(function (g) { w += g.score; chg += g.score - g.expected_score; kchg += g.k_change; rc += g.opponent_rating; });
+  function eventBlock(games, me, period, details) {
+    var box = el("section", null, "event"), n = games.length, w = 0, chg = null, kchg = null, rc = 0;
+    games.forEach(function (g) {
+      w += g.score; rc += g.opponent_rating;
+      if (g.expected_score !== null) chg = (chg || 0) + g.score - g.expected_score;
+      if (g.k_change !== null) kchg = (kchg || 0) + g.k_change;
+    });
     var dates = games.map(function (g) { return g.date || ""; }).sort();
     box.appendChild(el("h3", "Event " + games[0].event_id + "  " + dates[0] + " – " + dates[dates.length - 1]));
-    var k = games[0].k_used, rp = me.status === "rated" ? "Ro" : "Rp";
-    box.appendChild(table("event-summary", ["Rc", rp, "w", "n", "chg", "K", "K*chg"], [[
-      Math.round(rc / n), me.status === "rated" ? games[0].rating : (me.performance_rating || ""),
-      String(w), String(n), signed(chg, 2), String(k), signed(kchg, 2)]]));
+    var rated = me.status === "rated";
+    box.appendChild(table("event-summary", ["Rc", rated ? "Ro" : "Rp", "w", "n", "chg", "K", "K*chg"], [[
+      String(Math.round(rc / n)), text(rated ? games[0].rating : details.performance_rating), String(w), String(n),
+      signed(chg, 2), text(games[0].k_used), signed(kchg, 2)]]));
     box.appendChild(table("games", ["Rd", "", "Opponent", "Name", "Title", "Fed", "Rtg", "Pts", "chg", "K", "K*chg"],
       games.map(function (g) {
         return [g.round, g.colour === "white" ? "w" : g.colour === "black" ? "b" : "", opponentLink(g, period),
-          g.opponent_name || "", g.opponent_title || "", g.opponent_federation || "",
-          (g.opponent_rating === null ? "" : String(g.opponent_rating)) + (g.capped ? " *" : ""),
-          String(g.score), signed(g.score - g.expected_score, 2), String(g.k_used), signed(g.k_change, 2)];
+          text(g.opponent_name), text(g.opponent_title), text(g.opponent_federation),
+          text(g.opponent_rating) + (g.capped ? " *" : ""), String(g.score),
+          g.expected_score === null ? "" : signed(g.score - g.expected_score, 2), text(g.k_used), signed(g.k_change, 2)];
       })));
     return box;
   }
@@ -308,8 +313,8 @@ var ELO = (function () {
   }
 
   function totals(games, me, details) {
-    var kchg = 0;
-    games.forEach(function (g) { if (g.counted) kchg += g.k_change; });
+    var kchg = null;
+    games.forEach(function (g) { if (g.counted && g.k_change !== null) kchg = (kchg || 0) + g.k_change; });
     return table("totals", ["Rating before", "Games", "Points", "K*chg", "Change", "New rating", "K", "Status"], [[
       me.rating_before === null ? "unrated" : String(me.rating_before), String(me.games), String(details.score === undefined ? "" : details.score),
       signed(kchg, 2), me.change === null ? "" : signed(me.change, 0), me.rating === null ? "unrated" : String(me.rating),
