@@ -7,6 +7,7 @@ The 2025 US Championship (sample_data/) is checked against FIDE's published numb
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -185,3 +186,15 @@ def test_read_period_of_a_csv_output_undoes_the_formula_escape(cli, tmp_path: Pa
     me = tables.ratings.filter(pl.col("player_id") == "30953499").row(0, named=True)
     assert (me["name"], me["rating"], me["change"]) == ("=HYPERLINK(1)", 2605, 15)
     assert tables.audit.filter(pl.col("round") == "3", pl.col("player_id") == "30953499")["k_change"].item() == -4.0
+
+
+def test_a_killed_reports_leftovers_are_removed_by_the_next_one_when_old(cli, tmp_path: Path) -> None:
+    out = us_out(cli, tmp_path)
+    old, fresh, foreign = (tmp_path / ".site.staging-old", tmp_path / ".site.staging-new", tmp_path / ".site.old-x")
+    for folder in (old, fresh):
+        folder.mkdir()
+        (folder / sitefiles.MARKER).write_text("")
+    foreign.mkdir()  # no marker: not elo-batch's
+    os.utime(old / sitefiles.MARKER, (1, 1))
+    elo_batch.report(out, site=tmp_path / "site")
+    assert (not old.exists(), fresh.exists(), foreign.exists()) == (True, True, True)

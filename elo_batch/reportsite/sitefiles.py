@@ -10,9 +10,11 @@ wrote it (its marker file) or it is empty, never another folder.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import time
 import uuid
 from importlib import resources
 from pathlib import Path
@@ -23,6 +25,8 @@ from elo_batch.outputs.durable import exchanger
 
 #: The file that marks a folder as a site elo-batch wrote (and may replace).
 MARKER = ".elo-batch-site"
+#: Seconds after which a staging folder of a report killed while it wrote is deleted by the next one.
+LEFTOVER_AGE = 3600
 #: The static files of the package copied into every site (index.html is written from its template).
 ASSETS = ("player.html", "site.js", "site.css")
 _ESCAPES = (("<", "\\u003c"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029"))
@@ -62,6 +66,7 @@ class SiteWriter:
 
     def __enter__(self) -> SiteWriter:
         _check_replaceable(self.site)
+        _remove_leftovers(self.site)
         try:
             self.staging.mkdir(parents=True)
             (self.staging / MARKER).write_text("a site written by elo-batch report; replaced by the next one\n")
@@ -116,6 +121,21 @@ def _check_replaceable(site: Path) -> None:
             path=str(site),
             hint=f"give {option('site')} an empty or new folder, or the folder of an earlier report.",
         )
+
+
+def _remove_leftovers(site: Path) -> None:
+    """Delete what a report killed while it wrote left beside ``site`` (``.NAME.staging-*``, ``.NAME.old-*``
+    holding the marker, untouched for :data:`LEFTOVER_AGE` seconds: never a report still writing)."""
+    for pattern in (f".{site.name}.staging-*", f".{site.name}.old-*"):
+        for leftover in site.parent.glob(pattern):
+            marker = leftover / MARKER
+            with contextlib.suppress(OSError):
+                if (
+                    not leftover.is_symlink()
+                    and marker.is_file()
+                    and time.time() - marker.stat().st_mtime > LEFTOVER_AGE
+                ):
+                    shutil.rmtree(leftover)
 
 
 def _unwritable(site: Path, exc: OSError) -> OutputError:
