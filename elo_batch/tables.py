@@ -80,7 +80,13 @@ def output_periods(out: str | os.PathLike[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def read_period(out: str | os.PathLike[str], period: str, *, tables: Sequence[str] = TABLE_NAMES) -> OutputTables:
+def read_period(
+    out: str | os.PathLike[str],
+    period: str,
+    *,
+    tables: Sequence[str] = TABLE_NAMES,
+    list_columns: Sequence[str] | None = None,
+) -> OutputTables:
     """Read one period of an output folder under its lock: the list, the audit and the rejected rows.
 
     Args:
@@ -88,6 +94,7 @@ def read_period(out: str | os.PathLike[str], period: str, *, tables: Sequence[st
         period: The period, ``YYYY-MM`` (one of :func:`output_periods`).
         tables: Which of ``ratings``, ``audit``, ``rejected`` to read (the list always is); a report of one
             period never reads another period's audit.
+        list_columns: Only these columns of the list (those it has; ``period`` always), or None: all.
 
     Returns:
         The period's tables; Delta tables at the versions its manifest names.
@@ -115,7 +122,8 @@ def read_period(out: str | os.PathLike[str], period: str, *, tables: Sequence[st
             )
         manifest = listchain.read_manifest(listchain.manifest_file(root / "ratings", period), period)
         delta = deltatables.is_table(root / "ratings")
-        read = {name: _read_table(root, name, period, delta=delta) for name in ("ratings", *tables)}
+        read = {name: _read_table(root, name, period, delta=delta) for name in tables if name != "ratings"}
+        read["ratings"] = _read_table(root, "ratings", period, delta=delta, columns=list_columns)
     return OutputTables(
         period=period,
         ratings=read["ratings"],
@@ -143,19 +151,23 @@ def _local_out(out: str | os.PathLike[str]) -> Path:
     return root
 
 
-def _read_table(root: Path, name: str, period: str, *, delta: bool) -> pl.DataFrame:
-    """One table of one period: the Delta table's rows at the manifest's version, or the hive file."""
+def _read_table(
+    root: Path, name: str, period: str, *, delta: bool, columns: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """One table of one period (``columns``: only those it has): the Delta table's rows at the
+    manifest's version, or the hive file."""
     if delta:
         version, _ = listchain.delta_version(str(root / name), period)
         frame, _ = tablelist.read_period(str(root / name), period, version)
+        frame = frame.select(n for n in frame.columns if n in columns or n == c.PERIOD) if columns else frame
     else:
-        frame = _read_hive(root / name / f"period={period}", name)
+        frame = _read_hive(root / name / f"period={period}", name, columns)
     if c.PERIOD not in frame.columns:  # the audit's files need not repeat the partition's period
         frame = frame.with_columns(pl.lit(period).alias(c.PERIOD))
     return frame.with_columns(pl.col(c.PERIOD).cast(pl.String))
 
 
-def _read_hive(folder: Path, name: str) -> pl.DataFrame:
+def _read_hive(folder: Path, name: str, columns: Sequence[str] | None) -> pl.DataFrame:
     """The ``part-0`` file of a hive partition folder (Parquet; or CSV, its formula escape undone, numbers
     typed).
 
@@ -168,8 +180,12 @@ def _read_hive(folder: Path, name: str) -> pl.DataFrame:
     path = files[0]
     try:
         if path.suffix == ".csv":
-            return _typed(_unescaped(pl.read_csv(path, infer_schema=False)))
-        return pl.read_parquet(path, hive_partitioning=False)
+            frame = _typed(_unescaped(pl.read_csv(path, infer_schema=False)))
+            return frame.select(n for n in frame.columns if n in columns or n == c.PERIOD) if columns else frame
+        scan = pl.scan_parquet(path, hive_partitioning=False)
+        if columns:
+            scan = scan.select(n for n in scan.collect_schema().names() if n in columns or n == c.PERIOD)
+        return scan.collect()
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise InputDataError(f"cannot read this {name} file ({exc})", path=str(path)) from exc
 

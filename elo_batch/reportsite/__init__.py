@@ -124,17 +124,19 @@ def _players(root: Path, period: str) -> int:
 
 
 def _history(root: Path, held: tuple[str, ...]) -> pl.DataFrame:
-    """Every held period's list rows (:data:`build.HISTORY_COLUMNS`); never an audit."""
+    """Every held period's list rows (:data:`build.HISTORY_COLUMNS` and ``band``), in small types (a
+    rating as Int16, the period and the status as categories); never an audit."""
     frames = []
+    wanted = (c.PLAYER_ID, c.RATING_BEFORE, c.RATING, c.CHANGE, c.STATUS, c.BAND)
     for month in held:
-        ratings = elo_batch.read_period(root, month, tables=()).ratings
+        ratings = elo_batch.read_period(root, month, tables=(), list_columns=wanted).ratings
         frames.append(
             ratings.select(
                 pl.col(c.PLAYER_ID).cast(pl.String),
-                pl.lit(month).alias(c.PERIOD),
-                *[pl.col(n).cast(pl.Int64, strict=False) for n in (c.RATING_BEFORE, c.RATING, c.CHANGE)],
-                pl.col(c.STATUS).cast(pl.String),
-                pl.col(c.BAND).cast(pl.String) if c.BAND in ratings.columns else pl.lit(None, pl.String).alias(c.BAND),
+                pl.lit(month, pl.Enum(held)).alias(c.PERIOD),
+                *[pl.col(n).cast(pl.Int16, strict=False) for n in (c.RATING_BEFORE, c.RATING, c.CHANGE)],
+                pl.col(c.STATUS).cast(pl.Categorical),
+                (pl.col(c.BAND) if c.BAND in ratings.columns else pl.lit(None)).cast(pl.Categorical).alias(c.BAND),
             )
         )
     return pl.concat(frames)
