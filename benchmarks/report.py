@@ -5,13 +5,16 @@ Usage (from the repository root, in the project's environment)::
 
     python benchmarks/report.py                                  # 200k games, 1.6M players
     python benchmarks/report.py --games 20000 --players 160000   # a quick look
+    python benchmarks/report.py --months 3                       # three chained months in OUT
 
 Builds under ``--data`` (default ``bench-data/report/``, git-ignored; built once, reused) the games and
 list of ``../shared/bench/make_games.py`` with a 20-character ``name`` and a ``federation`` column added
-to the list, runs ``elo-batch run`` once, then ``elo-batch report`` in a process of its own and reads that
-process's peak resident memory from ``wait4`` (``ru_maxrss``). Then, in headless Chromium (Debian's,
-``/usr/bin/chromium``) from ``file://``: the first page (navigation until the list's first rows are drawn),
-a search by id (until the one row is drawn), a player's page (until the event block is drawn).
+to the list, runs ``elo-batch run`` once (``--months N``: N chained months, the same games a month later
+each time, each month's list read from ``OUT``; the report is of the last, its history over all), then
+``elo-batch report`` in a process of its own, and reads that process's peak resident memory from
+``wait4`` (``ru_maxrss``). Then, in headless Chromium (Debian's, ``/usr/bin/chromium``) from ``file://``:
+the first page (navigation until the list's first rows are drawn), a search by id (until the one row is
+drawn), a player's page (until the event block is drawn).
 
 Targets (issue 22): report under 15 s and 1 GB; the site under 300 MB and at most 10,000 files; the first
 page under 2 s and a search under 1 s. Prints one JSON line (with the machine's load average, for a shared
@@ -52,6 +55,27 @@ def build(data: Path, games: int, players: int) -> Path:
     subprocess.run([sys.executable, "-m", "elo_batch.cli.app", "run", str(data / "games.parquet"), "--ratings",
                     str(data / "list.parquet"), "--period", "2026-10", "--out", str(out)], check=True)  # fmt: skip
     return out
+
+
+def chain(data: Path, out: Path, months: int) -> str:
+    """Rate ``months - 1`` more months into ``out`` (the first month's games a month later each time, the
+    list read from ``out``, as a monthly job does); the last period."""
+    period = "2026-10"
+    for shift in range(1, months):
+        later = f"{2026 + (9 + shift) // 12}-{(9 + shift) % 12 + 1:02d}"
+        games = data / f"games-{later}.parquet"
+        if not (out / "manifest" / f"period={later}").is_dir():
+            script = (
+                "import polars as pl, sys; g = pl.read_parquet(sys.argv[1]);"
+                "g.with_columns(pl.col('date').dt.offset_by(sys.argv[3] + 'mo')).write_parquet(sys.argv[2])"
+            )
+            subprocess.run(
+                [sys.executable, "-c", script, str(data / "games.parquet"), str(games), str(shift)], check=True
+            )
+            command = ["run", str(games), "--ratings", str(out / "ratings"), "--period", later, "--out", str(out)]
+            subprocess.run([sys.executable, "-m", "elo_batch.cli.app", *command], check=True)
+        period = later
+    return period
 
 
 def timed_report(out: Path, site: Path) -> tuple[float, float, float]:
@@ -101,19 +125,21 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=200_000)
     parser.add_argument("--players", type=int, default=1_600_000)
     parser.add_argument("--data", type=Path, default=None)
+    parser.add_argument("--months", type=int, default=1, help="months chained in OUT (the report: the last one)")
     args = parser.parse_args()
     data = args.data or ROOT / "bench-data" / "report" / f"{args.games}-{args.players}"
     out = build(data, args.games, args.players)
+    last = chain(data, out, args.months)
     site = data / "site"
     seconds, cpu, peak = timed_report(out, site)
     size, files = site_size(site)
     import polars as pl
 
-    player = pl.scan_parquet(out / "ratings" / "period=2026-10" / "part-0.parquet").filter(pl.col("games") > 0)
+    player = pl.scan_parquet(out / "ratings" / f"period={last}" / "part-0.parquet").filter(pl.col("games") > 0)
     result = {
-        "games": args.games, "players": args.players, "report_s": round(seconds, 2), "report_cpu_s": round(cpu, 2),
-        "report_peak_mb": round(peak),
-        "site_mb": round(size, 1), "site_files": files, "load_average": os.getloadavg(), "cpus": os.cpu_count(),
+        "games": args.games, "players": args.players, "months": args.months, "report_s": round(seconds, 2),
+        "report_cpu_s": round(cpu, 2), "report_peak_mb": round(peak), "site_mb": round(size, 1), "site_files": files,
+        "load_average": os.getloadavg(), "cpus": os.cpu_count(),
         **browser_times(site, str(player.select("player_id").head(1).collect().item())),
     }  # fmt: skip
     result["missed"] = [name for name, limit in TARGETS.items() if result[name] > limit]
