@@ -172,7 +172,7 @@ def test_report_of_a_range_of_chained_monthly_runs(cli, tmp_path: Path) -> None:
     site = elo_batch.report(out, period="2025-10..2025-11").parent
     assert site_record(site)["periods"] == ["2025-10", "2025-11"]
     shards = "".join(p.read_text() for p in (site / "data/2025-11/players").iterdir())
-    assert '["2025-10",2590,2605,15,"rated"]' in shards
+    assert "[0,2590,2605,15,0]" in shards  # October (the first period of OUT): 2590 -> 2605, +15, not new
     assert elo_batch.report(out).parent == site  # the default period: the latest, alone
     assert site_record(site)["periods"] == ["2025-11"]
 

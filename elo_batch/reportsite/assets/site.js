@@ -251,7 +251,9 @@ var ELO = (function () {
     main.appendChild(totals(games, me, details));
     if (me.status !== "rated") main.appendChild(firstRating(me, details, sum.rule_set));
     main.appendChild(el("p", "* Rating difference of more than 400", "footnote"));
-    main.appendChild(chart(entry[1] || [[period, me.rating_before, me.rating, me.change, me.status]]));
+    var only = [store.site.history_periods.indexOf(period), me.rating_before, me.rating, me.change,
+      me.status === "new" ? 1 : 0];
+    main.appendChild(chart(entry[1] || [only]));
   }
 
   function groupBy(rows, key) {
@@ -338,11 +340,13 @@ var ELO = (function () {
   }
 
   /* The rating history as inline SVG: the list before the first period, then each period's new list. */
+  /* history: [index of the period in site.history_periods, rating before, rating, change, 1 if new]. */
   function chart(history) {
     var points = [];
     history.forEach(function (h, i) {
-      if (i === 0 || points[points.length - 1].list !== h[0]) points.push({ list: h[0], rating: h[1] });
-      points.push({ list: nextMonth(h[0]), rating: h[2], label: h[4] === "new" ? "new" : h[3] ? signed(h[3], 0) : "" });
+      var period = store.site.history_periods[h[0]];
+      if (i === 0 || points[points.length - 1].list !== period) points.push({ list: period, rating: h[1] });
+      points.push({ list: nextMonth(period), rating: h[2], label: h[4] === 1 ? "new" : h[3] ? signed(h[3], 0) : "" });
     });
     var ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg");
     var rated = points.filter(function (p) { return p.rating !== null; }), W = 640, H = 240, pad = 40;
