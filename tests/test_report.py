@@ -173,6 +173,7 @@ def test_report_of_a_range_of_chained_monthly_runs(cli, tmp_path: Path) -> None:
     assert site_record(site)["periods"] == ["2025-10", "2025-11"]
     shards = "".join(p.read_text() for p in (site / "data/2025-11/players").iterdir())
     assert "[0,2590,2605,15,0]" in shards  # October (the first period of OUT): 2590 -> 2605, +15, not new
+    assert '"1126881":[11,[[0,2577,2579,2,0],[1,2579,2579,0,0]],0,0]' in shards  # played in October only
     assert elo_batch.report(out).parent == site  # the default period: the latest, alone
     assert site_record(site)["periods"] == ["2025-11"]
 

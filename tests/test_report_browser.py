@@ -189,7 +189,8 @@ def chained_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("chained-site")
     cli = Cli(tmp)
     listed = tmp / "list.csv"
-    listed.write_text(LIST.read_text().rstrip("\n") + "\n99000002,2200,20\n")  # a 2200 player, idle in October
+    listed.write_text(LIST.read_text().rstrip("\n") + "\n99000002,2200,20\n99000003,2100,20\n")  # idle in October
+    # (99000003 idle in November too: one rating on every list, its history drawn from the list row)
     out = us_out(cli, tmp, ratings=listed)
     opponents = ["2020009", "5202213", "2093596", "13300474", "2040506"]
     rows = [
@@ -213,6 +214,9 @@ def test_chained_months_show_the_forfeit_the_newcomer_and_the_history(browser, c
     assert missed[0] == "OPEN" and missed[3] == "24125890" and "forfeit" in missed[-1]
     assert page.locator("svg.history circle").count() == 3  # October's list, November's, December's
     assert {"2590", "2605 (+15)"} <= set(page.locator("svg.history text").all_text_contents())
+    page = visit.open("player.html?id=99000003", "svg.history circle")
+    assert page.locator("svg.history circle").count() == 3
+    assert page.locator("svg.history text").all_text_contents().count("2100") == 3
     page = visit.open("player.html?id=99000002&period=2025-11", "section.event")
     row = page.locator("table.games tbody td").all_inner_texts()
     assert (row[2], row[6], row[8]) == ("2020009", "2797 *", "-0.08")  # PD 0.08 for D = -400 (table 8.1.2)

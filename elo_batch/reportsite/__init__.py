@@ -50,15 +50,17 @@ def report(out: str | os.PathLike[str], period: str | None = None, site: str | o
     with elo_batch.locked_output(_existing(root)):
         held = elo_batch.output_periods(root)
         chosen = _chosen(held, period, root)
-        history = _history(root, held) if len(held) > 1 else None
+        lists = _history(root, held) if len(held) > 1 else None
+        previous = {month: _previous(held, month, lists) for month in chosen}
+        history = build.history_texts(lists) if lists is not None else None
+        del lists
         buckets = build.buckets_for(max(_players(root, p) for p in chosen))
         with SiteWriter(target) as writer:
             writer.write("data/site.js", script("site", _site_json(chosen, held, buckets)))
             summaries = []
             for month in chosen:
-                before = _previous(held, month, history)
                 summary, files = build.period_files(  # the tables are freed once their data are built
-                    elo_batch.read_period(root, month), history=history, previous=before, buckets=buckets
+                    elo_batch.read_period(root, month), history=history, previous=previous[month], buckets=buckets
                 )
                 for file in files:
                     writer.write(file.path, script(file.key, file.json_text))

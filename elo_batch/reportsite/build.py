@@ -92,7 +92,7 @@ def period_files(
 
     Args:
         tables: The period's tables (:func:`elo_batch.read_period`), with its audit and rejected rows.
-        history: Every period's list rows of ``OUT`` (:data:`HISTORY_COLUMNS`), or None with one period.
+        history: Each player's history text (:func:`history_texts`), or None with one period in ``OUT``.
         previous: The period before's list (``player_id``, ``band``) for the band moves, or None.
         buckets: The number of player shards (:func:`buckets_for`).
     """
@@ -270,13 +270,15 @@ def _shards(
     """The player shards: {id: [place, history, games, details]} of the players whose id hashes to B,
     made a sixteenth of the shards at a time (``audit``: :func:`_audit_rows`)."""
     needed = [c.PLAYER_ID, w.SITE_POSITION, *(n for n in (c.GAMES, *DETAIL_COLUMNS) if n in listed.columns)]
-    keyed = _by_bucket(listed.select(list(dict.fromkeys(needed))), buckets)
+    keyed = listed.select(list(dict.fromkeys(needed)))
+    if history is not None:
+        keyed = keyed.join(history, on=c.PLAYER_ID, how="left", maintain_order="left")
+    keyed = _by_bucket(keyed, buckets)
     audit = _by_bucket(audit, buckets)
     step = max(1, buckets // 16)
     for first in range(0, buckets, step):
         part = _bucket_range(keyed, first, first + step)
-        mine = history.join(part.select(c.PLAYER_ID), on=c.PLAYER_ID, how="semi") if history is not None else None
-        texts = _shard_texts(part, _bucket_range(audit, first, first + step), mine)
+        texts = _shard_texts(part, _bucket_range(audit, first, first + step), history=history is not None)
         every = pl.DataFrame(
             {w.SITE_BUCKET: range(first, min(first + step, buckets))}, schema={w.SITE_BUCKET: pl.Int64}
         )
@@ -297,17 +299,15 @@ def _bucket_range(keyed: pl.DataFrame, first: int, stop: int) -> pl.DataFrame:
     return keyed.slice(start, end - start)
 
 
-def _shard_texts(part: pl.DataFrame, audit: pl.DataFrame, history: pl.DataFrame | None) -> pl.DataFrame:
+def _shard_texts(part: pl.DataFrame, audit: pl.DataFrame, *, history: bool) -> pl.DataFrame:
     """(SITE_BUCKET, SITE_JSON): the shards' JSON text of the players of ``part`` (the list rows of some
-    shards, with SITE_BUCKET), their ``audit`` rows and ``history``."""
-    players = part.select(c.PLAYER_ID, w.SITE_POSITION, w.SITE_BUCKET)
+    shards, with SITE_BUCKET and, with ``history``, SITE_HISTORY) and their ``audit`` rows."""
+    players = part.select(c.PLAYER_ID, w.SITE_POSITION, w.SITE_BUCKET, *([w.SITE_HISTORY] if history else []))
     players = players.join(_games(audit), on=c.PLAYER_ID, how="left", maintain_order="left")
     players = players.join(_details(part), on=c.PLAYER_ID, how="left", maintain_order="left")
-    if history is not None:
-        players = players.join(_history(history), on=c.PLAYER_ID, how="left", maintain_order="left")
     parts = [
         literal(w.SITE_POSITION, pl.Int64()),
-        pl.col(w.SITE_HISTORY).fill_null("0") if history is not None else pl.lit("0"),
+        pl.col(w.SITE_HISTORY).fill_null("0") if history else pl.lit("0"),
         pl.col(w.SITE_GAMES).fill_null("0"),
         pl.col(w.SITE_JSON).fill_null("0"),
     ]
@@ -347,10 +347,17 @@ def _details(listed: pl.DataFrame) -> pl.DataFrame:
     return chosen.select(c.PLAYER_ID, array(chosen, names).alias(w.SITE_JSON))
 
 
-def _history(history: pl.DataFrame) -> pl.DataFrame:
-    """(player_id, SITE_HISTORY): each player's points by period, ``[i, rating before, rating, change, new]``
-    with ``i`` the period's index among the periods of ``OUT`` (``history``'s period is an Enum of them,
-    ``data/site.js`` lists them) and ``new`` 1 for a first rating (a few bytes a point: 1.6M players)."""
+def history_texts(history: pl.DataFrame) -> pl.DataFrame:
+    """(player_id, SITE_HISTORY): each player's points by period as JSON text, ``[i, rating before, rating,
+    change, new]`` with ``i`` the period's index among the periods of ``OUT`` (the Enum of ``history``'s
+    period; ``data/site.js`` lists them) and ``new`` 1 for a first rating; ``1`` alone for a player on
+    every list at one rating, unchanged and never new (site.js draws it from the list: most of 1.6M).
+
+    Args:
+        history: Every period's list rows (:data:`HISTORY_COLUMNS`), the period an Enum of the periods.
+    """
+    periods = history.schema[c.PERIOD]
+    count = len(periods.categories) if isinstance(periods, pl.Enum) else history[c.PERIOD].n_unique()
     ordered = history.sort(c.PERIOD).select(
         c.PLAYER_ID,
         pl.col(c.PERIOD).to_physical().cast(pl.Int64),
@@ -359,4 +366,12 @@ def _history(history: pl.DataFrame) -> pl.DataFrame:
         c.CHANGE,
         (pl.col(c.STATUS).cast(pl.String) == "new").cast(pl.Int8).alias(c.STATUS),
     )
-    return ordered.group_by(c.PLAYER_ID).agg(joined(array(ordered, HISTORY_COLUMNS[1:])).alias(w.SITE_HISTORY))
+    steady = (
+        (pl.len() == count)
+        & (pl.col(c.RATING).n_unique() == 1)
+        & (pl.col(c.RATING).eq_missing(pl.col(c.RATING_BEFORE))).all()
+        & (pl.col(c.CHANGE).fill_null(0) == 0).all()
+        & (pl.col(c.STATUS) == 0).all()
+    )
+    points = joined(array(ordered, HISTORY_COLUMNS[1:]))
+    return ordered.group_by(c.PLAYER_ID).agg(pl.when(steady).then(pl.lit("1")).otherwise(points).alias(w.SITE_HISTORY))

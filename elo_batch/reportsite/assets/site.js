@@ -253,7 +253,8 @@ var ELO = (function () {
     main.appendChild(el("p", "* Rating difference of more than 400", "footnote"));
     var only = [store.site.history_periods.indexOf(period), me.rating_before, me.rating, me.change,
       me.status === "new" ? 1 : 0];
-    main.appendChild(chart(entry[1] || [only]));
+    var steady = store.site.history_periods.map(function (p, i) { return [i, me.rating, me.rating, 0, 0]; });
+    main.appendChild(chart(entry[1] === 1 ? steady : entry[1] || [only]));
   }
 
   function groupBy(rows, key) {
