@@ -134,13 +134,15 @@ def _history(root: Path, held: tuple[str, ...]) -> pl.DataFrame:
         ratings = elo_batch.read_period(root, month, tables=(), list_columns=wanted).ratings
         frames.append(
             ratings.select(
-                pl.col(c.PLAYER_ID).cast(pl.String),
+                c.PLAYER_ID,  # as read: integer ids group fast (texts where the periods' types differ)
                 pl.lit(month, pl.Enum(held)).alias(c.PERIOD),
                 *[pl.col(n).cast(pl.Int16, strict=False) for n in (c.RATING_BEFORE, c.RATING, c.CHANGE)],
                 pl.col(c.STATUS).cast(pl.Categorical),
                 (pl.col(c.BAND) if c.BAND in ratings.columns else pl.lit(None)).cast(pl.Categorical).alias(c.BAND),
             )
         )
+    if len({frame.schema[c.PLAYER_ID] for frame in frames}) > 1:
+        frames = [frame.with_columns(pl.col(c.PLAYER_ID).cast(pl.String)) for frame in frames]
     return pl.concat(frames)
 
 

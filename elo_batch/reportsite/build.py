@@ -367,11 +367,21 @@ def history_texts(history: pl.DataFrame) -> pl.DataFrame:
         (pl.col(c.STATUS).cast(pl.String) == "new").cast(pl.Int8).alias(c.STATUS),
     )
     steady = (
-        (pl.len() == count)
-        & (pl.col(c.RATING).n_unique() == 1)
-        & (pl.col(c.RATING).eq_missing(pl.col(c.RATING_BEFORE))).all()
-        & (pl.col(c.CHANGE).fill_null(0) == 0).all()
-        & (pl.col(c.STATUS) == 0).all()
+        ordered.group_by(c.PLAYER_ID)
+        .agg(
+            (
+                (pl.len() == count)
+                & (pl.col(c.RATING).min() == pl.col(c.RATING).max())
+                & pl.col(c.RATING).eq_missing(pl.col(c.RATING_BEFORE)).all()
+                & (pl.col(c.CHANGE).fill_null(0) == 0).all()
+                & (pl.col(c.STATUS) == 0).all()
+            ).alias(w.SITE_HISTORY)
+        )
+        .filter(pl.col(w.SITE_HISTORY))
+        .select(c.PLAYER_ID, pl.lit("1").alias(w.SITE_HISTORY))
     )
-    points = joined(array(ordered, HISTORY_COLUMNS[1:]))
-    return ordered.group_by(c.PLAYER_ID).agg(pl.when(steady).then(pl.lit("1")).otherwise(points).alias(w.SITE_HISTORY))
+    moving = ordered.join(steady, on=c.PLAYER_ID, how="anti", maintain_order="left")
+    rows = moving.select(c.PLAYER_ID, array(moving, HISTORY_COLUMNS[1:]).alias(w.SITE_HISTORY))
+    points = rows.group_by(c.PLAYER_ID).agg(joined(pl.col(w.SITE_HISTORY)).alias(w.SITE_HISTORY))
+    both = pl.concat([steady, points])  # grouped by the ids as read (integers group fast), then as text
+    return both.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))
