@@ -206,6 +206,10 @@ SITE_JSON: Final = "__site_json"  # String: a row's (or a group's) JSON text in 
 SITE_HISTORY: Final = "__site_history"  # String: a player's history points as JSON text
 SITE_GAMES: Final = "__site_games"  # String: a player's audit rows as JSON text
 SITE_CODE: Final = "__site_code"  # UInt32: a filter value's index among the values a list column holds
+SITE_STEADY: Final = "__site_steady"  # Boolean: a player on every list so far at one rating, unchanged, never new
+SITE_POINT_STEADY: Final = "__site_point_steady"  # Boolean: this list's row unchanged (change 0), not new
+SITE_FIRST: Final = "__site_first"  # Int16: a player's rating on the first list of OUT
+SITE_POINT_RATING: Final = "__site_point_rating"  # Int16: the player's rating on this list
 
 # --- importing a FIDE file (formats/) --------------------------------------------------------------
 LIST_ROW: Final = "__row"  # Int64: a player's line (record) in a rating list file, from 1

@@ -125,17 +125,16 @@ def _players(root: Path, period: str) -> int:
     return rows if isinstance(rows, int) and rows >= 0 else 0
 
 
-def _history(root: Path, held: tuple[str, ...]) -> pl.DataFrame:
-    """Every held period's list rows (:data:`build.HISTORY_COLUMNS` and ``band``), in small types (a
-    rating as Int16, the period and the status as categories); never an audit."""
+def _history(root: Path, held: tuple[str, ...]) -> list[pl.DataFrame]:
+    """Each held period's list rows (``player_id``, ``rating_before``, ``rating``, ``change``, ``status``,
+    ``band``) in small types (ratings as Int16, status and band as categories); never an audit."""
     frames = []
     wanted = (c.PLAYER_ID, c.RATING_BEFORE, c.RATING, c.CHANGE, c.STATUS, c.BAND)
     for month in held:
         ratings = elo_batch.read_period(root, month, tables=(), list_columns=wanted).ratings
         frames.append(
             ratings.select(
-                c.PLAYER_ID,  # as read: integer ids group fast (texts where the periods' types differ)
-                pl.lit(month, pl.Enum(held)).alias(c.PERIOD),
+                c.PLAYER_ID,  # as read: integer ids join fast (texts where the periods' types differ)
                 *[pl.col(n).cast(pl.Int16, strict=False) for n in (c.RATING_BEFORE, c.RATING, c.CHANGE)],
                 pl.col(c.STATUS).cast(pl.Categorical),
                 (pl.col(c.BAND) if c.BAND in ratings.columns else pl.lit(None)).cast(pl.Categorical).alias(c.BAND),
@@ -143,15 +142,15 @@ def _history(root: Path, held: tuple[str, ...]) -> pl.DataFrame:
         )
     if len({frame.schema[c.PLAYER_ID] for frame in frames}) > 1:
         frames = [frame.with_columns(pl.col(c.PLAYER_ID).cast(pl.String)) for frame in frames]
-    return pl.concat(frames)
+    return frames
 
 
-def _previous(held: tuple[str, ...], month: str, history: pl.DataFrame | None) -> pl.DataFrame | None:
+def _previous(held: tuple[str, ...], month: str, lists: list[pl.DataFrame] | None) -> pl.DataFrame | None:
     """The list (player_id, band) of the period before ``month`` in ``OUT``, or None."""
-    earlier = [m for m in held if m < month]
-    if not earlier or history is None:
+    index = held.index(month)
+    if index == 0 or lists is None:
         return None
-    return history.filter(pl.col(c.PERIOD) == earlier[-1]).select(c.PLAYER_ID, c.BAND)
+    return lists[index - 1].select(c.PLAYER_ID, c.BAND)
 
 
 def _site_json(chosen: list[str], held: tuple[str, ...], buckets: int) -> str:

@@ -18,7 +18,7 @@ No rating rules here: every number shown is one the run wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +56,6 @@ DETAIL_COLUMNS = (
     c.SCORE, c.EXPECTED_SCORE, c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.K, c.GAMES_TOTAL, c.ADJUSTMENT,
     c.PENDING,
 )  # fmt: skip
-HISTORY_COLUMNS = (c.PLAYER_ID, c.PERIOD, c.RATING_BEFORE, c.RATING, c.CHANGE, c.STATUS)
 _TOP = 10
 
 
@@ -347,41 +346,52 @@ def _details(listed: pl.DataFrame) -> pl.DataFrame:
     return chosen.select(c.PLAYER_ID, array(chosen, names).alias(w.SITE_JSON))
 
 
-def history_texts(history: pl.DataFrame) -> pl.DataFrame:
+def history_texts(lists: Sequence[pl.DataFrame]) -> pl.DataFrame:
     """(player_id, SITE_HISTORY): each player's points by period as JSON text, ``[i, rating before, rating,
-    change, new]`` with ``i`` the period's index among the periods of ``OUT`` (the Enum of ``history``'s
-    period; ``data/site.js`` lists them) and ``new`` 1 for a first rating; ``1`` alone for a player on
-    every list at one rating, unchanged and never new (site.js draws it from the list: most of 1.6M).
+    change, new]`` with ``i`` the period's index among the periods of ``OUT`` (``data/site.js`` lists
+    them) and ``new`` 1 for a first rating; ``1`` alone for a player on every list at one rating,
+    unchanged and never new (site.js draws it from the list row: most of 1.6M players). Built by one
+    join a period onto the last list's players (no group-by of every period's rows).
 
     Args:
-        history: Every period's list rows (:data:`HISTORY_COLUMNS`), the period an Enum of the periods.
+        lists: Each period's list (``player_id``, ``rating_before``, ``rating``, ``change``, ``status``),
+            in the order of the periods of ``OUT``.
     """
-    periods = history.schema[c.PERIOD]
-    count = len(periods.categories) if isinstance(periods, pl.Enum) else history[c.PERIOD].n_unique()
-    ordered = history.sort(c.PERIOD).select(
+    acc = lists[-1].select(
         c.PLAYER_ID,
-        pl.col(c.PERIOD).to_physical().cast(pl.Int64),
-        c.RATING_BEFORE,
-        c.RATING,
-        c.CHANGE,
-        (pl.col(c.STATUS).cast(pl.String) == "new").cast(pl.Int8).alias(c.STATUS),
+        pl.lit(None, pl.String).alias(w.SITE_HISTORY),
+        pl.lit(True).alias(w.SITE_STEADY),
+        pl.lit(None, pl.Int16).alias(w.SITE_FIRST),
     )
-    steady = (
-        ordered.group_by(c.PLAYER_ID)
-        .agg(
+    for index, frame in enumerate(lists):
+        acc = acc.join(_point(frame, index), on=c.PLAYER_ID, how="left", maintain_order="left").select(
+            c.PLAYER_ID,
+            pl.concat_str([w.SITE_HISTORY, w.SITE_JSON], separator=",", ignore_nulls=True).alias(w.SITE_HISTORY),
             (
-                (pl.len() == count)
-                & (pl.col(c.RATING).min() == pl.col(c.RATING).max())
-                & pl.col(c.RATING).eq_missing(pl.col(c.RATING_BEFORE)).all()
-                & (pl.col(c.CHANGE).fill_null(0) == 0).all()
-                & (pl.col(c.STATUS) == 0).all()
-            ).alias(w.SITE_HISTORY)
+                pl.col(w.SITE_STEADY)
+                & pl.col(w.SITE_POINT_STEADY).fill_null(False)
+                & (pl.col(w.SITE_POINT_RATING).eq_missing(pl.col(w.SITE_FIRST)) if index else pl.lit(True))
+            ).alias(w.SITE_STEADY),
+            pl.col(w.SITE_FIRST) if index else pl.col(w.SITE_POINT_RATING).alias(w.SITE_FIRST),
         )
-        .filter(pl.col(w.SITE_HISTORY))
-        .select(c.PLAYER_ID, pl.lit("1").alias(w.SITE_HISTORY))
+        acc = acc.with_columns(pl.col(w.SITE_STEADY) & pl.col(w.SITE_FIRST).is_not_null())
+    text = (
+        pl.when(pl.col(w.SITE_STEADY))
+        .then(pl.lit("1"))
+        .otherwise(pl.concat_str([pl.lit("["), w.SITE_HISTORY, pl.lit("]")]))
     )
-    moving = ordered.join(steady, on=c.PLAYER_ID, how="anti", maintain_order="left")
-    rows = moving.select(c.PLAYER_ID, array(moving, HISTORY_COLUMNS[1:]).alias(w.SITE_HISTORY))
-    points = rows.group_by(c.PLAYER_ID).agg(joined(pl.col(w.SITE_HISTORY)).alias(w.SITE_HISTORY))
-    both = pl.concat([steady, points])  # grouped by the ids as read (integers group fast), then as text
-    return both.with_columns(pl.col(c.PLAYER_ID).cast(pl.String))
+    return acc.select(pl.col(c.PLAYER_ID).cast(pl.String), text.alias(w.SITE_HISTORY))
+
+
+def _point(frame: pl.DataFrame, index: int) -> pl.DataFrame:
+    """One list's point of each player (SITE_JSON), whether it is steady, and its rating (Int16)."""
+    new = pl.col(c.STATUS).cast(pl.String) == "new"
+    parts = [literal(name, frame.schema[name]) for name in (c.RATING_BEFORE, c.RATING, c.CHANGE)]
+    point = pl.concat_str([pl.lit(f"[{index}"), *parts, new.cast(pl.Int8).cast(pl.String)], separator=",")
+    steady = pl.col(c.RATING).eq_missing(pl.col(c.RATING_BEFORE)) & (pl.col(c.CHANGE).fill_null(0) == 0) & ~new
+    return frame.select(
+        c.PLAYER_ID,
+        (point + "]").alias(w.SITE_JSON),
+        steady.fill_null(False).alias(w.SITE_POINT_STEADY),
+        pl.col(c.RATING).cast(pl.Int16).alias(w.SITE_POINT_RATING),
+    )
