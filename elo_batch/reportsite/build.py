@@ -269,15 +269,16 @@ def _shards(
     """The player shards: {id: [place, history, games, details]} of the players whose id hashes to B,
     made a sixteenth of the shards at a time (``audit``: :func:`_audit_rows`)."""
     needed = [c.PLAYER_ID, w.SITE_POSITION, *(n for n in (c.GAMES, *DETAIL_COLUMNS) if n in listed.columns)]
-    keyed = listed.select(list(dict.fromkeys(needed)))
-    if history is not None:
-        keyed = keyed.join(history, on=c.PLAYER_ID, how="left", maintain_order="left")
-    keyed = _by_bucket(keyed, buckets)
+    keyed = _by_bucket(listed.select(list(dict.fromkeys(needed))), buckets)
     audit = _by_bucket(audit, buckets)
+    points = _by_bucket(history, buckets) if history is not None else None  # joined a group at a time
     step = max(1, buckets // 16)
     for first in range(0, buckets, step):
         part = _bucket_range(keyed, first, first + step)
-        texts = _shard_texts(part, _bucket_range(audit, first, first + step), history=history is not None)
+        if points is not None:
+            mine = _bucket_range(points, first, first + step).drop(w.SITE_BUCKET)
+            part = part.join(mine, on=c.PLAYER_ID, how="left", maintain_order="left")
+        texts = _shard_texts(part, _bucket_range(audit, first, first + step), history=points is not None)
         every = pl.DataFrame(
             {w.SITE_BUCKET: range(first, min(first + step, buckets))}, schema={w.SITE_BUCKET: pl.Int64}
         )
