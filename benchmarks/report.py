@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -78,12 +79,12 @@ def chain(data: Path, out: Path, months: int) -> str:
     return period
 
 
-def timed_report(out: Path, site: Path) -> tuple[float, float, float]:
+def timed_report(out: Path, site: Path, period: str) -> tuple[float, float, float]:
     """Seconds, CPU seconds (user and system) and peak resident MB of ``elo-batch report`` in its own
     process (on a loaded machine the CPU time says more than the wall-clock time)."""
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "elo_batch.cli.app", "report", str(out), "--site", str(site)],
-                             stdout=subprocess.DEVNULL)  # fmt: skip
+    command = [sys.executable, "-m", "elo_batch.cli.app", "report", str(out), "--period", period, "--site", str(site)]
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
     if status != 0:
@@ -127,11 +128,14 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=None)
     parser.add_argument("--months", type=int, default=1, help="months chained in OUT (the report: the last one)")
     args = parser.parse_args()
-    data = args.data or ROOT / "bench-data" / "report" / f"{args.games}-{args.players}"
+    shape = f"{args.games}-{args.players}" + (f"-{args.months}months" if args.months > 1 else "")
+    data = args.data or ROOT / "bench-data" / "report" / shape
     out = build(data, args.games, args.players)
     last = chain(data, out, args.months)
     site = data / "site"
-    seconds, cpu, peak = timed_report(out, site)
+    if site.exists():  # the first report of the site: no old one to delete
+        shutil.rmtree(site)
+    seconds, cpu, peak = timed_report(out, site, last)
     size, files = site_size(site)
     import polars as pl
 
