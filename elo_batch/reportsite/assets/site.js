@@ -244,10 +244,10 @@ var ELO = (function () {
     var games = (entry[2] || []).map(function (g) { return record(sum.game_columns, g); });
     var details = entry[3] ? record(sum.detail_columns, entry[3]) : {};
     groupBy(games.filter(function (g) { return g.counted; }), "event_id").forEach(function (block) {
-      main.appendChild(eventBlock(block, me, period, details));
+      main.appendChild(eventBlock(block, { me: me, period: period, details: details, sum: sum }));
     });
     var missed = games.filter(function (g) { return !g.counted; });
-    if (missed.length) main.appendChild(notCounted(missed, period));
+    if (missed.length) main.appendChild(notCounted(missed, period, sum));
     main.appendChild(totals(games, me, details));
     if (me.status !== "rated") main.appendChild(firstRating(me, details, sum.rule_set));
     main.appendChild(el("p", "* Rating difference of more than 400", "footnote"));
@@ -282,7 +282,15 @@ var ELO = (function () {
     return a;
   }
 
-  function eventBlock(games, me, period, details) {
+  /* The opponent's list columns the list has: [header, field] (a column the list lacks is not shown). */
+  function opponentColumns(sum) {
+    return [["name", "Name"], ["title", "Title"], ["federation", "Fed"]].filter(function (c) {
+      return sum.columns.indexOf(c[0]) >= 0;
+    }).map(function (c) { return [c[1], "opponent_" + c[0]]; });
+  }
+
+  function eventBlock(games, at) {
+    var me = at.me, period = at.period, details = at.details, extra = opponentColumns(at.sum);
     var box = el("section", null, "event"), n = games.length, w = 0, chg = null, kchg = null, rc = 0;
     games.forEach(function (g) {
       w += g.score; rc += g.opponent_rating;
@@ -295,22 +303,25 @@ var ELO = (function () {
     box.appendChild(table("event-summary", ["Rc", rated ? "Ro" : "Rp", "w", "n", "chg", "K", "K*chg"], [[
       String(Math.round(rc / n)), text(rated ? games[0].rating : details.performance_rating), String(w), String(n),
       signed(chg, 2), text(games[0].k_used), signed(kchg, 2)]]));
-    box.appendChild(table("games", ["Rd", "", "Opponent", "Name", "Title", "Fed", "Rtg", "Pts", "chg", "K", "K*chg"],
+    var header = ["Rd", "", "Opponent"].concat(extra.map(function (c) { return c[0]; }),
+      ["Rtg", "Pts", "chg", "K", "K*chg"]);
+    box.appendChild(table("games", header,
       games.map(function (g) {
-        return [g.round, g.colour === "white" ? "w" : g.colour === "black" ? "b" : "", opponentLink(g, period),
-          text(g.opponent_name), text(g.opponent_title), text(g.opponent_federation),
+        return [g.round, g.colour === "white" ? "w" : g.colour === "black" ? "b" : "", opponentLink(g, period)].concat(
+          extra.map(function (c) { return text(g[c[1]]); }), [
           text(g.opponent_rating) + (g.capped ? " *" : ""), String(g.score),
-          g.expected_score === null ? "" : signed(g.score - g.expected_score, 2), text(g.k_used), signed(g.k_change, 2)];
+          g.expected_score === null ? "" : signed(g.score - g.expected_score, 2), text(g.k_used), signed(g.k_change, 2)]);
       })));
     return box;
   }
 
-  function notCounted(games, period) {
-    var box = el("section", null, "not-counted");
+  function notCounted(games, period, sum) {
+    var box = el("section", null, "not-counted"), named = sum.columns.indexOf("name") >= 0;
     box.appendChild(el("h3", "Games not counted"));
-    box.appendChild(table("games", ["Event", "Rd", "Date", "Opponent", "Name", "Pts", "Reason"], games.map(function (g) {
-      return [g.event_id, g.round, g.date || "", opponentLink(g, period), g.opponent_name || "",
-        g.score === null ? "" : String(g.score), g.reason || g.event_rule || ""];
+    var header = ["Event", "Rd", "Date", "Opponent"].concat(named ? ["Name"] : [], ["Pts", "Reason"]);
+    box.appendChild(table("games", header, games.map(function (g) {
+      return [g.event_id, g.round, g.date || "", opponentLink(g, period)].concat(named ? [text(g.opponent_name)] : [],
+        [g.score === null ? "" : String(g.score), g.reason || g.event_rule || ""]);
     })));
     return box;
   }
