@@ -82,7 +82,7 @@ def _table(
     head = "".join(f"<th>{_e(name)}</th>" for name in header)
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{_link(v, period) if i == 0 and period else _cell(v)}</td>" for i, v in enumerate(row))
+        + "".join(_td(v, _link(v, period) if i == 0 and period else _cell(v)) for i, v in enumerate(row))
         + "</tr>"
         for row in rows
     )
@@ -97,6 +97,12 @@ def _link(player: object, period: str) -> str:
 
 def _cell(value: object) -> str:
     return "" if value is None else _e(value)
+
+
+def _td(value: object, inner: str) -> str:
+    """A cell: numbers aligned right (the style sheet's default), text left."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return f"<td>{inner}</td>" if number else f'<td class="text">{inner}</td>'
 
 
 def _e(value: object) -> str:

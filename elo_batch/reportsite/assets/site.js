@@ -27,6 +27,15 @@ var ELO = (function () {
     });
   }
 
+  var NUMBER = /^[+-]?\d+(\.\d+)?( \*)?$/;
+  /* A table cell: its text (or node), aligned left unless it is a number. */
+  function cell(content) {
+    var td = el("td");
+    if (content instanceof Node) td.appendChild(content); else td.textContent = content === null ? "" : String(content);
+    if (!NUMBER.test(td.textContent)) td.className = "text";
+    return td;
+  }
+
   function el(name, text, cls) {
     var node = document.createElement(name);
     if (text !== undefined && text !== null) node.textContent = String(text);
@@ -195,15 +204,10 @@ var ELO = (function () {
     var tr = el("tr");
     tr.appendChild(el("td", position + 1));
     sum.columns.forEach(function (name, i) {
-      var td = el("td");
-      if (name === "player_id") {
-        var a = el("a", row[i]);
-        a.href = playerHref(row[i], list.period);
-        td.appendChild(a);
-      } else {
-        td.textContent = row[i] === null ? "" : String(row[i]);
-      }
-      tr.appendChild(td);
+      if (name !== "player_id") { tr.appendChild(cell(row[i])); return; }
+      var a = el("a", row[i]);
+      a.href = playerHref(row[i], list.period);
+      tr.appendChild(cell(a));
     });
     return tr;
   }
@@ -269,7 +273,7 @@ var ELO = (function () {
     t.appendChild(el("thead")).appendChild(head);
     rows.forEach(function (cells) {
       var tr = el("tr");
-      cells.forEach(function (c) { var td = el("td"); if (c instanceof Node) td.appendChild(c); else td.textContent = c; tr.appendChild(td); });
+      cells.forEach(function (c) { tr.appendChild(cell(c)); });
       body.appendChild(tr);
     });
     t.appendChild(body);
