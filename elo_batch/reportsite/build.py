@@ -27,7 +27,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.reportsite.jsontext import array, id_hash, joined, literal, needs_escapes
+from elo_batch.reportsite.jsontext import array, id_hash, joined, literal, needs_escapes, plain_columns
 
 if TYPE_CHECKING:
     from elo_batch import OutputTables
@@ -160,11 +160,12 @@ def _coded(listed: pl.DataFrame, filters: dict[str, list[Any]]) -> pl.DataFrame:
 
 def _pages(coded: pl.DataFrame, order: pl.Series, columns: list[str], *, period: str) -> Iterator[SiteFile]:
     """The list's data files, :data:`PAGE_SIZE` rows each in the list's order, made 100 pages at a time."""
+    plain = plain_columns(coded, columns)
     for start in range(0, coded.height, 100 * PAGE_SIZE):
         part = coded.select(columns)[order.slice(start, 100 * PAGE_SIZE)]
         page = (pl.int_range(pl.len(), dtype=pl.Int64) + start) // PAGE_SIZE
         pages = (
-            part.select(page.alias(w.SITE_PAGE), array(part, columns).alias(w.SITE_JSON))
+            part.select(page.alias(w.SITE_PAGE), array(part, columns, plain=plain).alias(w.SITE_JSON))
             .group_by(w.SITE_PAGE, maintain_order=True)
             .agg(joined(pl.col(w.SITE_JSON)))
         )
@@ -271,6 +272,7 @@ def _shards(
     needed = [c.PLAYER_ID, w.SITE_POSITION, *(n for n in (c.GAMES, *DETAIL_COLUMNS) if n in listed.columns)]
     keyed = _by_bucket(listed.select(list(dict.fromkeys(needed))), buckets)
     audit = _by_bucket(audit, buckets)
+    plain = plain_columns(audit, GAME_COLUMNS)  # checked once, not a group at a time
     points = _by_bucket(history, buckets) if history is not None else None  # joined a group at a time
     step = max(1, buckets // 16)
     for first in range(0, buckets, step):
@@ -278,7 +280,8 @@ def _shards(
         if points is not None:
             mine = _bucket_range(points, first, first + step).drop(w.SITE_BUCKET)
             part = part.join(mine, on=c.PLAYER_ID, how="left", maintain_order="left")
-        texts = _shard_texts(part, _bucket_range(audit, first, first + step), history=points is not None)
+        games = _games(_bucket_range(audit, first, first + step), plain)
+        texts = _shard_texts(part, games, history=points is not None)
         every = pl.DataFrame(
             {w.SITE_BUCKET: range(first, min(first + step, buckets))}, schema={w.SITE_BUCKET: pl.Int64}
         )
@@ -299,11 +302,11 @@ def _bucket_range(keyed: pl.DataFrame, first: int, stop: int) -> pl.DataFrame:
     return keyed.slice(start, end - start)
 
 
-def _shard_texts(part: pl.DataFrame, audit: pl.DataFrame, *, history: bool) -> pl.DataFrame:
+def _shard_texts(part: pl.DataFrame, games: pl.DataFrame, *, history: bool) -> pl.DataFrame:
     """(SITE_BUCKET, SITE_JSON): the shards' JSON text of the players of ``part`` (the list rows of some
-    shards, with SITE_BUCKET and, with ``history``, SITE_HISTORY) and their ``audit`` rows."""
+    shards, with SITE_BUCKET and, with ``history``, SITE_HISTORY) and their ``games`` (:func:`_games`)."""
     players = part.select(c.PLAYER_ID, w.SITE_POSITION, w.SITE_BUCKET, *([w.SITE_HISTORY] if history else []))
-    players = players.join(_games(audit), on=c.PLAYER_ID, how="left", maintain_order="left")
+    players = players.join(games, on=c.PLAYER_ID, how="left", maintain_order="left")
     players = players.join(_details(part), on=c.PLAYER_ID, how="left", maintain_order="left")
     parts = [
         literal(w.SITE_POSITION, pl.Int64()),
@@ -333,9 +336,10 @@ def _audit_rows(audit: pl.DataFrame | None, listed: pl.DataFrame) -> pl.DataFram
     return rows.sort([c.DATE, c.EVENT_ID, c.ROUND], nulls_last=True, maintain_order=True)
 
 
-def _games(rows: pl.DataFrame) -> pl.DataFrame:
-    """(player_id, SITE_GAMES): each player's audit rows (:func:`_audit_rows`) as one JSON array's text."""
-    return rows.group_by(c.PLAYER_ID).agg(joined(array(rows, GAME_COLUMNS)).alias(w.SITE_GAMES))
+def _games(rows: pl.DataFrame, plain: frozenset[str]) -> pl.DataFrame:
+    """(player_id, SITE_GAMES): each player's audit rows (:func:`_audit_rows`) as one JSON array's text
+    (``plain``: the text columns without a character to escape)."""
+    return rows.group_by(c.PLAYER_ID).agg(joined(array(rows, GAME_COLUMNS, plain=plain)).alias(w.SITE_GAMES))
 
 
 def _details(listed: pl.DataFrame) -> pl.DataFrame:

@@ -38,15 +38,20 @@ def needs_escapes(column: pl.Series) -> bool:
     return bool(column.cast(pl.String).str.contains(r'["\\\x00-\x1f]').any())
 
 
-def array(frame: pl.DataFrame, names: Sequence[str]) -> pl.Expr:
+def plain_columns(frame: pl.DataFrame, names: Sequence[str]) -> frozenset[str]:
+    """The text columns of ``names`` that hold no character to escape (:func:`needs_escapes`): checked
+    once for a frame whose rows are then made a group at a time."""
+    texts = [n for n in names if not (frame.schema[n].is_numeric() or frame.schema[n] == pl.Boolean)]
+    return frozenset(n for n in texts if not needs_escapes(frame[n]))
+
+
+def array(frame: pl.DataFrame, names: Sequence[str], *, plain: frozenset[str] | None = None) -> pl.Expr:
     """Each row's values of ``names`` as one JSON array's text (a String column); a text column without
-    a character to escape is only quoted (polars' JSON encoder is for the others)."""
+    a character to escape (``plain``, by default :func:`plain_columns` of ``frame``) is only quoted
+    (polars' JSON encoder is for the others)."""
     schema = frame.schema
-    parts = [
-        literal(name, schema[name], plain=not (schema[name].is_numeric() or schema[name] == pl.Boolean)
-                and not needs_escapes(frame[name]))
-        for name in names
-    ]  # fmt: skip
+    plain = plain_columns(frame, names) if plain is None else plain
+    parts = [literal(name, schema[name], plain=name in plain) for name in names]
     return pl.concat_str([pl.lit("["), pl.concat_str(parts, separator=","), pl.lit("]")])
 
 
