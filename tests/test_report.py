@@ -201,3 +201,21 @@ def test_a_killed_reports_leftovers_are_removed_by_the_next_one_when_old(cli, tm
     os.utime(old / sitefiles.MARKER, (1, 1))
     elo_batch.report(out, site=tmp_path / "site")
     assert (not old.exists(), fresh.exists(), foreign.exists()) == (True, True, True)
+
+
+def test_a_file_that_cannot_be_written_is_exit_73_and_the_old_site_stays(cli, tmp_path: Path, monkeypatch) -> None:
+    out = us_out(cli, tmp_path)
+    site = elo_batch.report(out).parent
+    before = (site / "data/site.js").read_text()
+    real = Path.write_bytes
+
+    def full_disk(self: Path, data: bytes) -> int:
+        if "players" in self.parts:
+            raise OSError(28, "No space left on device")
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    result = cli("report", out)
+    assert result.exit_code == 73 and "No space left on device" in result.output
+    assert (site / "data/site.js").read_text() == before
+    assert [p.name for p in out.iterdir() if ".staging-" in p.name] == []

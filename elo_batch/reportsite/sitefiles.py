@@ -63,6 +63,7 @@ class SiteWriter:
         self.staging = site.parent / f".{site.name}.staging-{uuid.uuid4().hex[:12]}"
         self.files = 0
         self.bytes = 0
+        self._folders: set[Path] = set()
 
     def __enter__(self) -> SiteWriter:
         _check_replaceable(self.site)
@@ -78,11 +79,20 @@ class SiteWriter:
         return self
 
     def write(self, relative: str, text: str) -> None:
-        """Write one file of the site (``relative``: a path the site chose, never one from the data)."""
+        """Write one file of the site (``relative``: a path the site chose, never one from the data).
+
+        Raises:
+            OutputError: it cannot be written (a full disk, say).
+        """
         path = self.staging / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
         data = text.encode("utf-8")
-        path.write_bytes(data)
+        try:
+            if path.parent not in self._folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(path.parent)
+            path.write_bytes(data)
+        except OSError as exc:
+            raise _unwritable(self.site, exc) from exc
         self.files += 1
         self.bytes += len(data)
 
