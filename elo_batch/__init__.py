@@ -8,6 +8,7 @@ The public API (everything in ``__all__``; see the README section "Python API"):
     result.ratings, result.rejected, result.audit, result.counts
     elo_batch.write_period(result, "out")
     elo_batch.run(["games/"], period="2025-10", out="out", ratings="list.parquet")   # the job of `elo-batch run`
+    elo_batch.read_period("out", "2025-10").audit   # what a run wrote; elo_batch.report("out"): its pages
     with elo_batch.locked_output("out"):   # read last month's list from "out", then write to it
         ...
 """
@@ -45,7 +46,9 @@ if TYPE_CHECKING:
     from elo_batch.history import History, rating_history
     from elo_batch.job.runner import PeriodSummary, ValidationReport
     from elo_batch.options import RunOptions
+    from elo_batch.reportsite import report
     from elo_batch.rules.sets import RuleSet
+    from elo_batch.tables import OutputTables, output_periods, read_period
     from elo_batch.tools import Imported, import_fide_list, import_pgn, import_trf, rate_game, rate_tournament
 
 #: Where each public name lives: imported on first use (PEP 562), so that ``import elo_batch`` and a
@@ -61,6 +64,8 @@ _HOMES = {
         ("elo_batch.errors", ("EloBatchError", "InputDataError", "InputMissingError", "InternalError")),
         ("elo_batch.errors", ("NoRatingSourceError", "OutputError", "StrictRejectError", "UsageError")),
         ("elo_batch.history", ("History", "rating_history")),
+        ("elo_batch.tables", ("OutputTables", "output_periods", "read_period")),
+        ("elo_batch.reportsite", ("report",)),
         ("elo_batch.rules.sets", ("RuleSet",)),
         ("elo_batch.job.runner", ("PeriodSummary", "ValidationReport")),
         ("elo_batch.tools", ("Imported", "import_fide_list", "import_pgn", "import_trf", "rate_game")),
@@ -97,6 +102,7 @@ __all__ = [
     "NoRatingSourceError",
     "Options",
     "OutputError",
+    "OutputTables",
     "PeriodResult",
     "PeriodSummary",
     "RuleSet",
@@ -111,11 +117,14 @@ __all__ = [
     "import_pgn",
     "import_trf",
     "locked_output",
+    "output_periods",
     "rate_game",
     "rate_period",
     "rate_periods",
     "rate_tournament",
     "rating_history",
+    "read_period",
+    "report",
     "run",
     "validate",
     "write_period",

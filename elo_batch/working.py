@@ -198,6 +198,19 @@ REASON_ROWS: Final = "__reason_rows"  # UInt32: rejected rows with that reason
 REASON_FIRST: Final = "__reason_first"  # UInt32: the first of them
 PARTITION_PERIOD: Final = "__partition_period"  # String: the period of an output's partition (history)
 
+# --- the report's site (reportsite/) ---------------------------------------------------------------
+SITE_POSITION: Final = "__site_position"  # Int64: a player's place in the rating list as the site shows it, from 0
+SITE_PAGE: Final = "__site_page"  # Int64: the list page (data file) of that place
+SITE_BUCKET: Final = "__site_bucket"  # Int64: the player shard of an id (a hash of the id, never the id)
+SITE_JSON: Final = "__site_json"  # String: a row's (or a group's) JSON text in a data file
+SITE_HISTORY: Final = "__site_history"  # String: a player's history points as JSON text
+SITE_GAMES: Final = "__site_games"  # String: a player's audit rows as JSON text
+SITE_CODE: Final = "__site_code"  # UInt32: a filter value's index among the values a list column holds
+SITE_STEADY: Final = "__site_steady"  # Boolean: a player on every list so far at one rating, unchanged, never new
+SITE_POINT_STEADY: Final = "__site_point_steady"  # Boolean: this list's row unchanged (change 0), not new
+SITE_FIRST: Final = "__site_first"  # Int16: a player's rating on the first list of OUT
+SITE_POINT_RATING: Final = "__site_point_rating"  # Int16: the player's rating on this list
+
 # --- importing a FIDE file (formats/) --------------------------------------------------------------
 LIST_ROW: Final = "__row"  # Int64: a player's line (record) in a rating list file, from 1
 BAD_FIELD: Final = "__field"  # String: the first field of a record that is not a number

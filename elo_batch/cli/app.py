@@ -1,7 +1,8 @@
 """The ``elo-batch`` command line: the typer app, its commands and the console entry point.
 
 A thin driver of the public API: each command (:mod:`~elo_batch.cli.runcmd`, :mod:`~elo_batch.cli.calccmd`,
-:mod:`~elo_batch.cli.importcmd`, :mod:`~elo_batch.cli.chart`) turns its flags into the API's arguments, calls
+:mod:`~elo_batch.cli.importcmd`, :mod:`~elo_batch.cli.chart`,
+:mod:`~elo_batch.cli.reportcmd`) turns its flags into the API's arguments, calls
 one function of ``elo_batch`` and renders what it returns (:mod:`~elo_batch.cli.logs`); errors become exit
 codes in one place, :func:`elo_batch.cli.guard.guard`. No rating arithmetic here.
 """
@@ -18,7 +19,7 @@ import typer
 from typer.exceptions import TyperException
 
 from elo_batch import __version__
-from elo_batch.cli import STARTING, calccmd, chart, importcmd, runcmd
+from elo_batch.cli import STARTING, calccmd, chart, importcmd, reportcmd, runcmd
 from elo_batch.errors import UsageError
 
 app = typer.Typer(
@@ -51,6 +52,7 @@ app.command("game")(calccmd.game_command)
 app.command("tournament")(calccmd.tournament_command)
 app.add_typer(importcmd.import_app)
 app.command("chart")(chart.chart_command)
+app.command("report")(reportcmd.report_command)
 
 
 #: Options of jemalloc, polars' allocator on Linux and macOS (elsewhere mimalloc, which ignores them),
@@ -65,6 +67,10 @@ app.command("chart")(chart.chart_command)
 #: s against 8.1-9.5 s). Read when polars is first imported, which the command line does after this is
 #: set; a value the user sets in the environment is kept.
 ALLOCATOR_OPTIONS = "dirty_decay_ms:30000,muzzy_decay_ms:30000,oversize_threshold:65536"
+#: The same for ``elo-batch report``, which frees its tables while it writes thousands of small files:
+#: freed pages go back to the system at once. 1.6M players (a 20-character name, a federation), 200k games:
+#: peak 1,277 MB with the options above, 998 MB with these, in the same time (18-19 s on a loaded machine).
+REPORT_ALLOCATOR_OPTIONS = "dirty_decay_ms:0,muzzy_decay_ms:0"
 
 
 def console(argv: list[str] | None = None) -> int:
@@ -77,7 +83,9 @@ def console(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not os.environ.get("ELO_BATCH_DEBUG"):  # a polars panic is reported as an error, without Rust's backtrace
         os.environ["RUST_BACKTRACE"] = "0"
-    os.environ.setdefault("_RJEM_MALLOC_CONF", ALLOCATOR_OPTIONS)
+    os.environ.setdefault(
+        "_RJEM_MALLOC_CONF", REPORT_ALLOCATOR_OPTIONS if args[:1] == ["report"] else ALLOCATOR_OPTIONS
+    )
     try:
         status = app(args, standalone_mode=False)
     except KeyboardInterrupt:  # a Ctrl-C before the command's guard: nothing was written
