@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.errors import InputDataError, InputMissingError, UsageError
+from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs import listchain, tablelist
 from elo_batch.job.sources import path_arg
 from elo_batch.storage import deltatables, formulas, objectstore
@@ -75,7 +75,7 @@ def output_periods(out: str | os.PathLike[str]) -> tuple[str, ...]:
         raise InputMissingError(
             "the output folder holds no period",
             path=str(root),
-            hint="give the folder a run wrote (elo-batch run --out OUT), with manifest/period=YYYY-MM/manifest.json.",
+            hint=f"give the folder a run wrote (its {option('out')}), with manifest/period=YYYY-MM/manifest.json.",
         )
     return tuple(found)
 
@@ -146,7 +146,7 @@ def _local_out(out: str | os.PathLike[str]) -> Path:
     root = Path(target)
     if not root.is_dir():
         raise InputMissingError(
-            "no such output folder", path=target, hint="give the folder a run wrote (elo-batch run --out OUT)."
+            "no such output folder", path=target, hint=f"give the folder a run wrote (its {option('out')})."
         )
     return root
 

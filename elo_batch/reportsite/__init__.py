@@ -18,7 +18,7 @@ import polars as pl
 
 import elo_batch
 from elo_batch import columns as c
-from elo_batch.errors import InputMissingError, UsageError
+from elo_batch.errors import InputMissingError, UsageError, option
 from elo_batch.reportsite import build, pages
 from elo_batch.reportsite.sitefiles import SiteWriter, script
 
@@ -85,7 +85,7 @@ def _existing(root: Path) -> Path:
     """
     if not root.is_dir():
         raise InputMissingError(
-            "no such output folder", path=str(root), hint="give the folder a run wrote (elo-batch run --out OUT)."
+            "no such output folder", path=str(root), hint=f"give the folder a run wrote (its {option('out')})."
         )
     return root
 
