@@ -199,7 +199,7 @@ def check_file(
     checks = ragged + [check for rule in _RULES for check in rule(cells)]
     flagged = _flagged(cells, checks, trimmed=trimmed)
     good = flagged.filter(pl.col(w.FAILED).is_null()).select(_canonical_columns(cells))
-    bad = _rejected(flagged, cells, checks, raw_names)
+    bad = _rejected(flagged, cells, checks, raw_names=raw_names)
     return good.cast(_canonical_schema(cells)), bad.cast(REJECTED_SCHEMA), _absent(cells)  # type: ignore[arg-type]
 
 
@@ -246,7 +246,7 @@ def _flagged(cells: _Cells, checks: list[Check], *, trimmed: bool) -> pl.LazyFra
     )
 
 
-def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check], raw_names: dict[str, str]) -> pl.LazyFrame:
+def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check], *, raw_names: dict[str, str]) -> pl.LazyFrame:
     """The plan of the rejected rows: each row's first failed check's column, the value and its reason;
     ``raw_names``: the file's own names of mapped columns (held name -> the name ``raw`` gives it)."""
     original = [name for name in cells.schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]

@@ -94,7 +94,7 @@ class ColumnMap:
                 f"{given!r} is not a mapping of column names", option=option,
                 hint="give canonical name -> the file's own name, as {'white_id': 'WhitePlayer'}.",
             )  # fmt: skip
-        pairs = tuple(_pair(key, value, option, names) for key, value in given.items())
+        pairs = tuple(_pair(key, value, name=option, names=names) for key, value in given.items())
         _check_distinct(pairs, option)
         return cls(pairs, option) if pairs else None
 
@@ -154,7 +154,7 @@ class ColumnMap:
         )
 
 
-def _pair(key: object, value: object, name: str, names: Collection[str]) -> tuple[str, str]:
+def _pair(key: object, value: object, *, name: str, names: Collection[str]) -> tuple[str, str]:
     """One entry of a column mapping, checked: (canonical name, the table's own name)."""
     if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
         raise UsageError(
