@@ -156,7 +156,7 @@ def test_a_rejected_rows_raw_keeps_the_files_own_names() -> None:
 @pytest.mark.parametrize(
     ("flag", "value", "text"),
     [
-        ("--columns", "white=WhitePlayer", "'white' is not a column elo-batch reads there"),
+        ("--columns", "white=WhitePlayer", "'white' is not a column of a games file"),
         ("--columns", "white_id", "'white_id' is not a list of CANONICAL=THEIRS pairs"),
         ("--columns", "white_id=", "is not a list of CANONICAL=THEIRS pairs"),
         (
@@ -165,7 +165,7 @@ def test_a_rejected_rows_raw_keeps_the_files_own_names() -> None:
             "'white_id' and 'black_id' are both mapped to column 'player'",
         ),
         ("--columns", "white_id=A,white_id=B", "white_id mapped twice"),
-        ("--list-columns", "white_id=ID", "'white_id' is not a column elo-batch reads there"),
+        ("--list-columns", "white_id=ID", "'white_id' is not a column of the rating list"),
     ],
 )
 def test_a_bad_mapping_is_a_usage_error_before_anything_is_read(cli, tmp_path, flag, value, text) -> None:
@@ -202,7 +202,7 @@ def test_a_mapped_name_missing_from_a_file_is_exit_65_listing_its_columns(cli, t
 
 
 def test_the_api_raises_the_same_errors() -> None:
-    with pytest.raises(UsageError, match="'white' is not a column elo-batch reads there") as unknown:
+    with pytest.raises(UsageError, match="'white' is not a column of a games file") as unknown:
         elo_batch.rate_period(_renamed(), period="2025-10", ratings=_list(), columns={"white": "WhitePlayer"})
     with pytest.raises(UsageError, match=r"'white_id': 3 does not map a column name") as not_text:
         elo_batch.rate_period(_renamed(), period="2025-10", ratings=_list(), columns={"white_id": 3})  # type: ignore[dict-item]

@@ -154,6 +154,10 @@ class ColumnMap:
         )
 
 
+#: The tables a column mapping's option maps, for messages.
+_TABLES = {"columns": "a games file", "list_columns": "the rating list"}
+
+
 def _pair(key: object, value: object, *, name: str, names: Collection[str]) -> tuple[str, str]:
     """One entry of a column mapping, checked: (canonical name, the table's own name)."""
     if not isinstance(key, str) or not isinstance(value, str) or not value.strip():
@@ -164,7 +168,7 @@ def _pair(key: object, value: object, *, name: str, names: Collection[str]) -> t
     canonical = normalise(key)
     if canonical not in names:
         raise UsageError(
-            f"{key!r} is not a column elo-batch reads there", option=name,
+            f"{key!r} is not a column of {_TABLES.get(name, 'the table')}", option=name,
             hint=f"map one of {', '.join(names)}.",
         )  # fmt: skip
     return canonical, value.strip()
