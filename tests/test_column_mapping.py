@@ -134,6 +134,18 @@ def test_a_file_with_the_canonical_column_too_uses_the_mapped_one(original) -> N
     assert "X" not in result.ratings["player_id"].to_list()
 
 
+def test_two_columns_can_swap_names(original) -> None:
+    """A file whose colours are swapped: white_id holds black's ids and black_id white's."""
+    swapped = _games().rename({"white_id": "black_id", "black_id": "white_id"})
+    result = elo_batch.rate_period(
+        swapped, period="2025-10", ratings=_list(), columns={"white_id": "black_id", "black_id": "white_id"}
+    )
+    unmapped = elo_batch.rate_period(swapped, period="2025-10", ratings=_list())
+
+    _same(result, original)
+    assert _ratings(unmapped)["5202213"] != PUBLISHED["5202213"]  # the mapping is what made it right
+
+
 def test_the_list_is_mapped_with_list_columns(original) -> None:
     listed = _list().rename(LIST_THEIRS).with_columns(pl.lit("0").alias("rating"))  # its own rating dropped
     result = elo_batch.rate_period(_games(), period="2025-10", ratings=listed, list_columns=LIST_THEIRS)
