@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.config import MAX_K, RULE_CHOICES, RuleChoices, RunConfig, check_whole
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.errors import UsageError
 from elo_batch.inputs.encoding import check_encoding
-from elo_batch.inputs.gamerules import GAME_COLUMNS
-from elo_batch.inputs.inputfile import ColumnMap
-from elo_batch.inputs.listchecks import LIST_COLUMNS
 
 if TYPE_CHECKING:  # polars is imported by a caller that hands over one of its frames (a calculator never)
     import polars as pl
@@ -136,8 +134,13 @@ class RunOptions(RuleChoices):
         Raises:
             UsageError: as :meth:`ColumnMap.of <elo_batch.inputs.inputfile.ColumnMap.of>`.
         """
-        names = GAME_COLUMNS if name == "columns" else LIST_COLUMNS
-        return ColumnMap.of(getattr(self, name), option=name, names=names)
+        given = getattr(self, name)
+        if given is None:  # the usual run: the column lists (and polars with them) not imported for it
+            return None
+        from elo_batch.inputs.gamerules import GAME_COLUMNS
+        from elo_batch.inputs.listchecks import LIST_COLUMNS
+
+        return ColumnMap.of(given, option=name, names=GAME_COLUMNS if name == "columns" else LIST_COLUMNS)
 
     def bands_frame(self) -> pl.DataFrame | None:
         """The band table when it was given as a frame (a path goes through the run's config)."""

@@ -12,6 +12,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.names import unescape
 from elo_batch.contract.schemas import (
     CANONICAL_SCHEMA,
@@ -29,7 +30,6 @@ from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
 from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, PERIOD_PATTERN, RESULT_HINT, SCORE_HINT
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints
 

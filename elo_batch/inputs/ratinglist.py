@@ -16,11 +16,11 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.contract import pending
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import PERIOD_OUTPUT
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
 from elo_batch.inputs import listchain
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.listchecks import check_list
 from elo_batch.inputs.readers import FrameInput, expand_paths, read_frame, read_table
 

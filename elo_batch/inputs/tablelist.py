@@ -21,10 +21,10 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputMissingError, UsageError, option
 from elo_batch.inputs import listchain
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.ratinglist import load_rating_list
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.storage import deltatables, objectstore

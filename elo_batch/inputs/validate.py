@@ -16,6 +16,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.names import READER_COLUMNS, escape
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import GamesInput, InputFile
@@ -25,7 +26,6 @@ from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
 from elo_batch.inputs.gamerules import GAME_COLUMNS
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.panics import quiet_panics
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,

@@ -15,12 +15,12 @@ import polars as pl
 
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import period as period_engine
 from elo_batch.engine.events import settle
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.inputs.bandsfile import load_bands
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.inputs.validate import load_games
 from elo_batch.job import guards, sanity

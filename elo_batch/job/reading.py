@@ -14,12 +14,12 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import StrictRejectError, option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.job import guards, sanity

@@ -23,10 +23,10 @@ import polars as pl
 
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import InternalError, UsageError, option
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.readers import FrameInput, expand_paths
 from elo_batch.job.rated import PeriodResult
 from elo_batch.job.sanity import Alike

@@ -37,11 +37,11 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import GAME_KEY, compare_games, compare_repeats
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.readers import FrameInput, read_frame
 from elo_batch.inputs.validate import split_event_rows
 from elo_batch.job.sanity import GAME_CONTENT, Alike

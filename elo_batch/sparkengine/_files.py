@@ -24,11 +24,11 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
-from elo_batch.inputs.inputfile import ColumnMap
 from elo_batch.inputs.readers import read_table, reading
 from elo_batch.inputs.validate import note_ignored_columns, split_event_rows
 from elo_batch.sparkengine import _arrow
