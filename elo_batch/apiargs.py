@@ -49,6 +49,8 @@ class Options(TypedDict, total=False):
     period_by: PeriodBy
     ratings_period: str | None
     bands: str | os.PathLike[str] | pl.DataFrame | None
+    columns: Mapping[str, str] | None
+    list_columns: Mapping[str, str] | None
 
 
 #: The keywords of the API's functions that rate (``validate`` leaves ``strict`` out).
@@ -105,6 +107,8 @@ def _sources(games: list[str | FrameInput], ratings: Source | NotGiven | None, o
         ratings_period=options.ratings_period,
         encoding=options.encoding,
         bands=options.bands_frame(),
+        columns=options.column_map("columns"),
+        list_columns=options.column_map("list_columns"),
     )
 
 

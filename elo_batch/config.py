@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -78,17 +79,25 @@ class RunConfig(RuleChoices):
         periods: Months of play to rate, in order (``YYYY-MM``).
         bands: A band table file (columns ``band``, ``min_rating``) for the new list's ``band``; None:
             the default table (``elo_batch/rules/bands.csv``).
+        columns, list_columns: The column mappings of the games and of the list (canonical name -> the
+            file's own name, checked by :class:`elo_batch.options.RunOptions`), as (name, name) pairs;
+            None: none given.
     """
 
     periods: tuple[str, ...]
     bands: str | None = None
+    columns: tuple[tuple[str, str], ...] | None = None
+    list_columns: tuple[tuple[str, str], ...] | None = None
 
     def recorded(self) -> dict[str, object]:
-        """The config as a manifest's ``options`` record it: ``periods``, the rule choices, ``bands``."""
+        """The config as a manifest's ``options`` record it: ``periods``, the rule choices, ``bands``, and
+        the column mappings where one is given (a run without one records what runs always recorded)."""
+        mappings = {name: dict(value) for name in ("columns", "list_columns") if (value := getattr(self, name))}
         return {
             "periods": list(self.periods),
             **{name: getattr(self, name) for name in RULE_CHOICES},
             "bands": self.bands,
+            **mappings,
         }
 
     @property
@@ -108,7 +117,15 @@ class RunConfig(RuleChoices):
         return self.rounding == "none" or not all(whole)
 
     @classmethod
-    def from_options(cls, period: str | None, *, bands: str | None = None, **chosen: Any) -> RunConfig:
+    def from_options(
+        cls,
+        period: str | None,
+        *,
+        bands: str | None = None,
+        columns: Mapping[str, str] | None = None,
+        list_columns: Mapping[str, str] | None = None,
+        **chosen: Any,
+    ) -> RunConfig:
         """The settings of a run for ``period`` from its options (each checked by
         :class:`elo_batch.options.RunOptions`, which calls this).
 
@@ -116,6 +133,7 @@ class RunConfig(RuleChoices):
             period: One month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM`` (see :func:`parse_periods`);
                 None: no period (``validate`` checks every row).
             bands: The band table's path (a table in memory stays with the options).
+            columns, list_columns: The column mappings (see the class), or None.
             **chosen: The other attributes, by name.
 
         Raises:
@@ -126,7 +144,9 @@ class RunConfig(RuleChoices):
         """
         if period is not None and not isinstance(period, str):
             raise UsageError(f"{period!r} is not a rating period", option="period", hint="give it as text, 'YYYY-MM'.")
-        return cls(periods=parse_periods(period) if period is not None else (), bands=bands, **chosen)
+        periods = parse_periods(period) if period is not None else ()
+        games, listed = (tuple(value.items()) if value else None for value in (columns, list_columns))
+        return cls(periods=periods, bands=bands, columns=games, list_columns=listed, **chosen)
 
     def rules_for(self, period: str) -> RuleSet:
         """The rule set for ``period`` with this run's overrides applied.

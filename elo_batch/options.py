@@ -16,10 +16,11 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, get_args
+from typing import TYPE_CHECKING, Any, Final, Literal, get_args
 
 from elo_batch.choices import CapChoice, Expected, ListKind, PeriodBy, Rounding, RulesName
 from elo_batch.config import MAX_K, RULE_CHOICES, RuleChoices, RunConfig, check_whole
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.errors import UsageError
 from elo_batch.inputs.encoding import check_encoding
 
@@ -60,10 +61,16 @@ class RunOptions(RuleChoices):
             takes a Spark DataFrame) or a CSV/Parquet path.
         ratings_period: ``ratings`` is a ratings table elo-batch wrote: take the list of this period
             (``YYYY-MM``); None: the month before the first period rated.
+        columns: The games' own names of canonical columns: canonical name -> the file's name
+            (``{"white_id": "WhitePlayer"}``), for every games file and frame; names matched as the
+            files' names are (trimmed, lower case, spaces and dashes as underscores); a file's own
+            column of a mapped canonical name is dropped. Kept with its keys normalised; None: none.
+        list_columns: The same for the rating list (``{"player_id": "ID", "rating": "Rtg"}``).
 
     Raises:
         UsageError: a value that is not one of its option's choices or of its type, or an encoding
-            Python does not know, naming the option.
+            Python does not know, naming the option; a column mapping that is not text to text, maps a
+            name that is not a games column (a list column), or maps two names to one column.
         TypeError: ``bands`` neither a path nor a polars DataFrame, ``source_name`` not text.
 
     >>> RunOptions(rounding="game", max_rejected="2.50%").max_rejected
@@ -75,6 +82,8 @@ class RunOptions(RuleChoices):
     source_name: str | None = None
     events: pl.DataFrame | pl.LazyFrame | pa.Table | str | None = None
     ratings_period: str | None = None
+    columns: Mapping[str, str] | None = None
+    list_columns: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():
@@ -90,6 +99,9 @@ class RunOptions(RuleChoices):
         if self.source_name is not None and not isinstance(self.source_name, str):
             raise TypeError(f"source_name must be text or None, not {type(self.source_name).__name__}")
         check_encoding(self.encoding)
+        for name in _MAPPINGS:
+            mapping = self.column_map(name)  # checked; kept as a plain dict, keys normalised
+            object.__setattr__(self, name, mapping.recorded() if mapping is not None else None)
         super().__post_init__()
         for name in ("bands", "events"):
             value = getattr(self, name)
@@ -107,13 +119,28 @@ class RunOptions(RuleChoices):
         """
         chosen = {field: getattr(self, field) for field in RULE_CHOICES}
         bands = self.bands if isinstance(self.bands, str) else None
+        mappings = {name: getattr(self, name) for name in _MAPPINGS}
         try:
-            return RunConfig.from_options(periods, bands=bands, **chosen)
+            return RunConfig.from_options(periods, bands=bands, **mappings, **chosen)
         except UsageError as exc:
             if exc.option == "period" and name != "period":
                 exc.option = name
                 exc.args = (exc.render(),)
             raise
+
+    def column_map(self, name: Literal["columns", "list_columns"]) -> ColumnMap | None:
+        """The column mapping of the games (``columns``) or of the list (``list_columns``), or None.
+
+        Raises:
+            UsageError: as :meth:`ColumnMap.of <elo_batch.inputs.inputfile.ColumnMap.of>`.
+        """
+        given = getattr(self, name)
+        if given is None:  # the usual run: the column lists (and polars with them) not imported for it
+            return None
+        from elo_batch.inputs.gamerules import GAME_COLUMNS
+        from elo_batch.inputs.listchecks import LIST_COLUMNS
+
+        return ColumnMap.of(given, option=name, names=GAME_COLUMNS if name == "columns" else LIST_COLUMNS)
 
     def bands_frame(self) -> pl.DataFrame | None:
         """The band table when it was given as a frame (a path goes through the run's config)."""
@@ -165,6 +192,8 @@ _CHOICES = {
     )
 }  # fmt: skip
 _OPTIONAL_CHOICES = ("expected", "rounding")
+#: The column mappings: of the games, of the list.
+_MAPPINGS: tuple[Literal["columns", "list_columns"], ...] = ("columns", "list_columns")
 
 
 def _is_frame(value: object) -> bool:

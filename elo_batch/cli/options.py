@@ -75,6 +75,25 @@ RoundingOpt = Annotated[
 EncodingOpt = Annotated[str | None, typer.Option(help="Text encoding of CSV inputs (default: detect).")]
 
 
+ColumnsOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="CANONICAL=THEIRS,...",
+        help="The games files' own names of canonical columns (white_id=WhitePlayer,date=Date): the files are "
+        "read as if renamed.",
+    ),
+]
+
+
+ListColumnsOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="CANONICAL=THEIRS,...",
+        help="The rating list's own names of canonical columns (player_id=ID,rating=Rtg).",
+    ),
+]
+
+
 EventsOpt = Annotated[
     str | None, typer.Option(help="Events file (CSV or Parquet): one row per event_id with its attributes.")
 ]

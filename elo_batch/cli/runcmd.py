@@ -16,12 +16,14 @@ from elo_batch.cli.options import (
     BandsOpt,
     CapOpt,
     ChunkRowsOpt,
+    ColumnsOpt,
     CsvFormulasOpt,
     EncodingOpt,
     EventsOpt,
     ExpectedOpt,
     GamesArg,
     KOpt,
+    ListColumnsOpt,
     ListOpt,
     LogFormat,
     LogFormatOpt,
@@ -35,6 +37,7 @@ from elo_batch.cli.options import (
 )
 from elo_batch.cli.progress import ProgressBar
 from elo_batch.config import CHUNK_ROWS
+from elo_batch.errors import UsageError, option
 from elo_batch.options import FIELDS, NOT_GIVEN, NotGiven, RunOptions
 from elo_batch.outputs.outlock import DEFAULT_TIMEOUT
 
@@ -71,6 +74,8 @@ def run_command(
         ),
     ] = None,
     encoding: EncodingOpt = None,
+    columns: ColumnsOpt = None,
+    list_columns: ListColumnsOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     duckdb: Annotated[
         str | None,
@@ -142,6 +147,8 @@ def validate_command(
     events: EventsOpt = None,
     period_by: PeriodByOpt = "date",
     encoding: EncodingOpt = None,
+    columns: ColumnsOpt = None,
+    list_columns: ListColumnsOpt = None,
     log_format: LogFormatOpt = LogFormat.text,
     chunk_rows: ChunkRowsOpt = CHUNK_ROWS,
     bands: BandsOpt = None,
@@ -171,11 +178,39 @@ def ratings_arg(ratings: str | None) -> str | NotGiven | None:
 
 def run_options(flags: Mapping[str, Any]) -> RunOptions:
     """The options of a run from the flags of ``run`` or ``validate`` (the one mapping of both): each
-    flag that is an option of :class:`~elo_batch.options.RunOptions` under its name, and
-    ``--no-700-rule`` as ``rule_700=False`` (without it, the rule set decides).
+    flag that is an option of :class:`~elo_batch.options.RunOptions` under its name, ``--columns`` and
+    ``--list-columns`` parsed (:func:`parse_columns`), and ``--no-700-rule`` as ``rule_700=False``
+    (without it, the rule set decides).
 
     Raises:
-        UsageError: a bad value (as :class:`~elo_batch.options.RunOptions`).
+        UsageError: a bad value (as :class:`~elo_batch.options.RunOptions`, :func:`parse_columns`).
     """
     chosen = {name: value for name, value in flags.items() if name in FIELDS}
+    for name in ("columns", "list_columns"):
+        if chosen.get(name) is not None:
+            chosen[name] = parse_columns(chosen[name], name)
     return RunOptions(**chosen, rule_700=False if flags.get("no_700_rule") else None)
+
+
+def parse_columns(text: str, name: str) -> dict[str, str]:
+    """``--columns`` (or ``--list-columns``, ``name``) as the API's mapping: ``CANONICAL=THEIRS`` pairs,
+    separated by commas, each name trimmed.
+
+    Raises:
+        UsageError: a pair without ``=`` or with an empty side, or one canonical name given twice.
+
+    >>> parse_columns("white_id=WhitePlayer, date = Date", "columns")
+    {'white_id': 'WhitePlayer', 'date': 'Date'}
+    """
+    pairs = [part.partition("=") for part in text.split(",")]
+    if any(not sep or not key.strip() or not value.strip() for key, sep, value in pairs):
+        raise UsageError(
+            f"{text!r} is not a list of CANONICAL=THEIRS pairs",
+            option=name,
+            hint=f"write {option(name)} white_id=WhitePlayer,black_id=BlackPlayer (one pair per column).",
+        )
+    keys = [key.strip() for key, _, _ in pairs]
+    twice = sorted({key for key in keys if keys.count(key) > 1})
+    if twice:
+        raise UsageError(f"{', '.join(twice)} mapped twice", option=name, hint="map each column once.")
+    return {key.strip(): value.strip() for key, _, value in pairs}

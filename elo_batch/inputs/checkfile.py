@@ -5,13 +5,14 @@ A rejected row carries its column, value and reason (:data:`elo_batch.contract.s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.names import unescape
 from elo_batch.contract.schemas import (
     CANONICAL_SCHEMA,
@@ -36,10 +37,12 @@ from elo_batch.inputs.text import column_hints
 _RATINGS = (c.WHITE_RATING, c.BLACK_RATING)
 
 
-def raw_json(schema: pl.Schema, columns: list[str]) -> pl.Expr:
+def raw_json(schema: pl.Schema, columns: list[str], names: Mapping[str, str] | None = None) -> pl.Expr:
     """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
-    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names; a text cell of a
-    used column longer than the limit cut (:func:`elo_batch.inputs.cellbound.cut`)."""
+    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names (``names``: held
+    name -> the file's own name where a column mapping renamed it); a text cell of a used column longer
+    than the limit cut (:func:`elo_batch.inputs.cellbound.cut`)."""
+    own = names or {}
 
     def text(name: str) -> pl.Expr:
         return (
@@ -48,7 +51,8 @@ def raw_json(schema: pl.Schema, columns: list[str]) -> pl.Expr:
             else cell_text(schema, name)
         )
 
-    return pl.struct([text(name).alias(unescape(name)) for name in columns]).struct.json_encode().alias(c.RAW)
+    fields = [text(name).alias(own.get(name, unescape(name))) for name in columns]
+    return pl.struct(fields).struct.json_encode().alias(c.RAW)
 
 
 class _Cells:
@@ -164,32 +168,49 @@ _RULES: tuple[Callable[[_Cells], list[Check]], ...] = (
 
 
 def check_file(
-    table: pl.DataFrame | pl.LazyFrame, path: str, fractional: bool, *, trimmed: bool, header: tuple[str, ...] = ()
+    table: pl.DataFrame | pl.LazyFrame,
+    path: str,
+    fractional: bool,
+    *,
+    trimmed: bool,
+    header: tuple[str, ...] = (),
+    columns: ColumnMap | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, set[str]]:
     """Plans of the canonical rows and of the rejected rows of one file, and the canonical columns
     the file does not have. ``trimmed``: the table's text is trimmed (False: Parquet text as written).
-    ``header``: the column names as the file spells them, for messages (default: as held)."""
+    ``header``: the column names as the file spells them, for messages (default: as held).
+    ``columns``: the games' column mapping (``--columns``), applied here, the one place a games table's
+    held names become the canonical ones (see :meth:`~elo_batch.inputs.inputfile.ColumnMap.hold`); a
+    rejected row's ``raw`` keeps the file's own names.
+
+    Raises:
+        InputDataError: a column missing (a mapped one too: the message lists the file's columns), or of
+            a nested type.
+    """
+    spelled = _spelled(table.collect_schema().names(), header, path)
+    raw_names: dict[str, str] = {}
+    if columns is not None:
+        table, spelled = columns.hold(table, header, path), columns.spelled(spelled)
+        raw_names = {canonical: unescape(held) for held, canonical in columns.sources.items()}
     schema = table.collect_schema()
-    one_sided = _shape(schema, header, path)
+    one_sided = _shape(schema, spelled, path)
     cells = _Cells(table, schema, one_sided=one_sided, fractional=fractional)
     ragged = [Check(None, pl.col(w.RAGGED).is_not_null(), pl.col(w.RAGGED))] if w.RAGGED in cells.names else []
     checks = ragged + [check for rule in _RULES for check in rule(cells)]
     flagged = _flagged(cells, checks, trimmed=trimmed)
     good = flagged.filter(pl.col(w.FAILED).is_null()).select(_canonical_columns(cells))
-    bad = _rejected(flagged, cells, checks)
+    bad = _rejected(flagged, cells, checks, raw_names=raw_names)
     return good.cast(_canonical_schema(cells)), bad.cast(REJECTED_SCHEMA), _absent(cells)  # type: ignore[arg-type]
 
 
-def _shape(schema: pl.Schema, header: tuple[str, ...], path: str) -> bool:
+def _shape(schema: pl.Schema, spelled: dict[str, str], path: str) -> bool:
     """Whether the file is one-sided, after its columns are checked (both shapes' columns, a date or a
-    period, no nested type).
+    period, no nested type); ``spelled``: the file's columns, for the messages (see :func:`_spelled`).
 
     Raises:
         InputDataError: a column missing, or of a nested type.
     """
-    frame = pl.DataFrame(schema=schema)  # the columns, for the messages
-    names = set(frame.columns)
-    spelled = _spelled(frame, header, path)
+    names = set(schema.names())
     if set(c.TWO_SIDED_REQUIRED) <= names:
         one_sided = False
     elif c.PLAYER_ID in names and ({c.OPPONENT_RATING, c.OPPONENT_ID} & names) and ({c.RESULT, c.SCORE} & names):
@@ -225,8 +246,9 @@ def _flagged(cells: _Cells, checks: list[Check], *, trimmed: bool) -> pl.LazyFra
     )
 
 
-def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check]) -> pl.LazyFrame:
-    """The plan of the rejected rows: each row's first failed check's column, the value and its reason."""
+def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check], *, raw_names: dict[str, str]) -> pl.LazyFrame:
+    """The plan of the rejected rows: each row's first failed check's column, the value and its reason;
+    ``raw_names``: the file's own names of mapped columns (held name -> the name ``raw`` gives it)."""
     original = [name for name in cells.schema.names() if name not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
     null = pl.lit(None, pl.String)
     return (
@@ -241,7 +263,7 @@ def _rejected(flagged: pl.LazyFrame, cells: _Cells, checks: list[Check]) -> pl.L
                 c.VALUE
             ),
             of_failed(checks, lambda ch: ch.reason).alias(c.REASON),
-            raw_json(cells.schema, original),
+            raw_json(cells.schema, original, raw_names),
         )
     )
 
@@ -297,12 +319,12 @@ def _absent(cells: _Cells) -> set[str]:
     return {canonical for canonical, source in sources.items() if source not in cells.names}
 
 
-def _spelled(frame: pl.DataFrame, header: tuple[str, ...], path: str) -> dict[str, str]:
+def _spelled(columns: list[str], header: tuple[str, ...], path: str) -> dict[str, str]:
     """The file's own columns, read or not: held name -> the name as the file spells it (``header``, in
-    order); without a header, the table's columns, as held, unescaped."""
+    order); without a header, the table's ``columns``, as held, unescaped."""
     if header:
         return dict(zip(held_names(header, path), header, strict=True))
-    own = [n for n in frame.columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
+    own = [n for n in columns if n not in (c.SOURCE_FILE, c.SOURCE_ROW, w.RAGGED)]
     return {n: unescape(n) for n in own}
 
 

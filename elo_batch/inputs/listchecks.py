@@ -41,6 +41,10 @@ _TRUE = ("true", "t", "yes", "y", "1")
 _FALSE = ("false", "f", "no", "n", "0")
 
 
+#: The list's canonical columns (what ``--list-columns`` may map).
+LIST_COLUMNS = (*LIST_SCHEMA, c.STANDARD_RATING)
+
+
 #: A rule of the list's columns: the column, the rows breaking it (made when the column is there), the
 #: reason shown after the value.
 _Rule = tuple[str, Callable[[], pl.Expr], str]

@@ -16,6 +16,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.contract import pending
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import PERIOD_OUTPUT
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
@@ -25,7 +26,11 @@ from elo_batch.inputs.readers import FrameInput, expand_paths, read_frame, read_
 
 
 def load_rating_list(
-    path: str | Sequence[str] | FrameInput, *, fractional_ratings: bool = False, encoding: str | None = None
+    path: str | Sequence[str] | FrameInput,
+    *,
+    fractional_ratings: bool = False,
+    encoding: str | None = None,
+    columns: ColumnMap | None = None,
 ) -> tuple[pl.DataFrame, InputFile]:
     """Read and check the list in force.
 
@@ -34,6 +39,7 @@ def load_rating_list(
             memory (read as :func:`elo_batch.inputs.readers.read_frame` reads it, then checked as a file is).
         fractional_ratings: Accept ratings with decimals (``--rounding none``).
         encoding: Force the CSV text encoding.
+        columns: The list's column mapping (``--list-columns``), applied to each file as it is read.
 
     Returns:
         The list with ``LIST_SCHEMA`` columns first (absent ones null), then the pass-through
@@ -42,10 +48,10 @@ def load_rating_list(
 
     Raises:
         InputMissingError: the file is missing or unreadable.
-        InputDataError: a required column is missing, a value is not valid (the message names the
-            file, row, column, value and what was expected), or a player appears twice with
-            different data; a file of a ``period=P`` folder differs from what its period's manifest
-            recorded (:func:`elo_batch.inputs.listchain.check_files`; without a manifest: a note).
+        InputDataError: a required column is missing (or a column ``columns`` maps), a value is not
+            valid (the message names the file, row, column, value and what was expected), or a player
+            appears twice with different data; a file of a ``period=P`` folder differs from what its
+            period's manifest recorded (:func:`elo_batch.inputs.listchain.check_files`; without a manifest: a note).
     """
     frames, infos = [], []
     given = [path] if isinstance(path, str) else [] if isinstance(path, FrameInput) else list(path)
@@ -57,6 +63,8 @@ def load_rating_list(
             frame = whole.lazy().with_columns(pl.lit(one).alias(c.SOURCE_FILE)).collect()  # named in messages
         else:
             frame, info = read_table(one, encoding=encoding)
+        if columns is not None:  # the one place a list's held names become the canonical ones
+            frame = columns.hold(frame, info.header, one)
         dropped = [name for name in PERIOD_OUTPUT if name in frame.columns]
         if dropped and c.RATING_BEFORE not in frame.columns:  # not a list written by elo-batch
             note = f"{one}: list column(s) {', '.join(dropped)} name outputs of a period and were not carried"

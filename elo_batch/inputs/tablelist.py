@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputMissingError, UsageError, option
 from elo_batch.inputs import listchain
@@ -106,8 +107,10 @@ def load(
     *,
     fractional_ratings: bool = False,
     encoding: str | None = None,
+    columns: ColumnMap | None = None,
 ) -> tuple[pl.DataFrame, InputFile]:
-    """Read and check the list of one period of a ratings table (see the module).
+    """Read and check the list of one period of a ratings table (see the module); ``columns``: the list's
+    column mapping, as :func:`elo_batch.inputs.ratinglist.load_rating_list` applies it.
 
     Returns:
         The checked list and what the manifest records: for a Delta table, ``path`` names the table,
@@ -127,11 +130,13 @@ def load(
         folder = str(Path(ratings) / f"period={period}") if local else f"{ratings.rstrip('/')}/period={period}"
         if local and not Path(folder).is_dir():
             raise _no_period(ratings, period)
-        return load_rating_list(folder, fractional_ratings=fractional_ratings, encoding=encoding)
+        return load_rating_list(folder, fractional_ratings=fractional_ratings, encoding=encoding, columns=columns)
     named, notes = listchain.delta_version(ratings, period)
     frame, version = read_period(ratings, period, named)
     name = f"{ratings} (Delta table, period {period}, version {version})"
-    table, info = load_rating_list(FrameInput(frame, name, "ratings"), fractional_ratings=fractional_ratings)
+    table, info = load_rating_list(
+        FrameInput(frame, name, "ratings"), fractional_ratings=fractional_ratings, columns=columns
+    )
     return table, dataclasses.replace(info, path=name, encoding="delta", notes=(*notes, *info.notes))
 
 

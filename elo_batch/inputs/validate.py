@@ -16,6 +16,7 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.names import READER_COLUMNS, escape
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import GamesInput, InputFile
@@ -47,6 +48,7 @@ def load_games(
     encoding: str | None = None,
     exclude: tuple[str, ...] = (),
     chunk_rows: int | None = None,
+    columns: ColumnMap | None = None,
 ) -> GamesInput:
     """Read and check game files (or frames) of either shape of the contract.
 
@@ -60,22 +62,23 @@ def load_games(
             ``rows`` is a plan that reads and checks them chunk by chunk each time it runs (the
             rejected rows and repeated game_ids are found here, in passes over the files). None:
             always in memory.
+        columns: The games' column mapping (``--columns``), applied to every file and frame.
 
     Returns:
         Canonical rows, rejected rows and the files read.
 
     Raises:
         InputMissingError: a file is missing or unreadable.
-        InputDataError: a file lacks the columns of both shapes, or cannot be parsed at all.
+        InputDataError: a file lacks the columns of both shapes (or a column ``columns`` maps), or cannot
+            be parsed at all.
     """
     found = _expand(paths, exclude)
     stream = chunk_rows is not None and sum(_rows_to_stream(source) for source in found) > chunk_rows
     checked: list[_FileRows] = []
+    reader = _Reader(stream=stream, encoding=encoding, fractional=fractional_ratings, columns=columns)
     for source in found:
         offset = sum(one.info.rows for one in checked)  # the row keys of the files before it
-        checked.append(
-            _check_source(source, stream=stream, encoding=encoding, fractional=fractional_ratings, offset=offset)
-        )
+        checked.append(reader.check(source, offset=offset))
     return _games(checked, stream=stream)
 
 
@@ -91,38 +94,47 @@ class _FileRows:
     events: list[pl.DataFrame]
 
 
-def _read(
-    source: str | FrameInput, *, stream: bool, encoding: str | None
-) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
-    """A file's (or frame's) table: a plan when streamed (it reads what it uses), else the game columns in memory."""
-    if stream:  # the plans read what they use
-        if isinstance(source, FrameInput):
-            return read_frame(source, trim=False, lazy=True)
-        return scan_table(source, encoding=encoding, trim=False)
-    if isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
-        return read_frame(source, trim=False, columns=GAME_COLUMNS)
-    return read_table(source, encoding=encoding, trim=False, columns=GAME_COLUMNS)  # a column nobody uses is never read
+@dataclass(frozen=True)
+class _Reader:
+    """How a run's game files are read and checked: streamed or not, the CSV encoding, fractional
+    ratings, the column mapping."""
 
+    stream: bool
+    encoding: str | None
+    fractional: bool
+    columns: ColumnMap | None
 
-def _check_source(
-    source: str | FrameInput, *, stream: bool, encoding: str | None, fractional: bool, offset: int
-) -> _FileRows:
-    """One file (or frame) read and checked, its row keys after ``offset``; streamed, its rejected rows
-    found now (a pass over the file that decodes its rows), else all its rows (its raw rows let go)."""
-    frame, info = _read(source, stream=stream, encoding=encoding)
-    trimmed = info.encoding not in ("parquet", "frame")  # text trimmed by the checks, where needed
-    caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
-    with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
-        good, bad, missing = check_file(frame, info.path, fractional, trimmed=trimmed, header=info.header)
-        good, attributes = split_event_rows(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
-        if stream:
-            bad_rows = bad.collect(engine="streaming")
-            events = [attributes.collect(engine="streaming")] if attributes is not None else []
-            return _FileRows(info, good, bad_rows, missing, events)
-        good_rows, bad_rows, *events = pl.collect_all([good, bad, *([] if attributes is None else [attributes])])
-        if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
-            bad_rows = _whole_raw(bad_rows, source, encoding)
-    return _FileRows(info, good_rows, bad_rows, missing, events)
+    def read(self, source: str | FrameInput) -> tuple[pl.DataFrame | pl.LazyFrame, InputFile]:
+        """A file's (or frame's) table: a plan when streamed (it reads what it uses), else the game
+        columns (and the columns mapped to them) in memory."""
+        if self.stream:  # the plans read what they use
+            if isinstance(source, FrameInput):
+                return read_frame(source, trim=False, lazy=True)
+            return scan_table(source, encoding=self.encoding, trim=False)
+        wanted = self.columns.reading(GAME_COLUMNS) if self.columns is not None else GAME_COLUMNS
+        if isinstance(source, FrameInput):  # the game columns only, chosen before the frame is converted
+            return read_frame(source, trim=False, columns=wanted)
+        return read_table(source, encoding=self.encoding, trim=False, columns=wanted)  # the others never read
+
+    def check(self, source: str | FrameInput, *, offset: int) -> _FileRows:
+        """One file (or frame) read and checked, its row keys after ``offset``; streamed, its rejected rows
+        found now (a pass over the file that decodes its rows), else all its rows (its raw rows let go)."""
+        frame, info = self.read(source)
+        trimmed = info.encoding not in ("parquet", "frame")  # text trimmed by the checks, where needed
+        caller = running(source) if isinstance(source, FrameInput) else contextlib.nullcontext()
+        with reading(info.path), caller:  # a panic, a damaged page, a LazyFrame's failing plan: an error naming it
+            good, bad, missing = check_file(
+                frame, info.path, self.fractional, trimmed=trimmed, header=info.header, columns=self.columns
+            )
+            good, attributes = split_event_rows(good.with_columns((pl.col("row_key") + offset).alias("row_key")))
+            if self.stream:
+                bad_rows = bad.collect(engine="streaming")
+                events = [attributes.collect(engine="streaming")] if attributes is not None else []
+                return _FileRows(info, good, bad_rows, missing, events)
+            good_rows, bad_rows, *events = pl.collect_all([good, bad, *([] if attributes is None else [attributes])])
+            if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+                bad_rows = _whole_raw(bad_rows, source, self.encoding)
+        return _FileRows(info, good_rows, bad_rows, missing, events)
 
 
 def _games(checked: list[_FileRows], *, stream: bool) -> GamesInput:

@@ -15,6 +15,7 @@ import polars as pl
 
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine import period as period_engine
 from elo_batch.engine.events import settle
@@ -39,11 +40,13 @@ class LocalEngine:
         encoding: str | None,
         exclude: tuple[str, ...],
         chunk_rows: int | None,
+        columns: ColumnMap | None = None,
     ) -> GamesInput:
         """Read and check the games (:func:`elo_batch.inputs.validate.load_games`)."""
         return load_games(
-            paths, fractional_ratings=fractional_ratings, encoding=encoding, exclude=exclude, chunk_rows=chunk_rows
-        )
+            paths, fractional_ratings=fractional_ratings, encoding=encoding, exclude=exclude, chunk_rows=chunk_rows,
+            columns=columns,
+        )  # fmt: skip
 
     def settle(
         self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
@@ -79,6 +82,8 @@ class Sources:
         ratings_period: Take the list from this period of the ratings table ``ratings``.
         encoding: Force the text encoding of CSV inputs.
         bands: The band table when it is a frame (a path comes with the run's config).
+        columns: The games' column mapping (``--columns``), or None.
+        list_columns: The list's column mapping (``--list-columns``), or None.
     """
 
     games: Sequence[str | FrameInput]
@@ -88,6 +93,8 @@ class Sources:
     ratings_period: str | None = None
     encoding: str | None = None
     bands: pl.DataFrame | None = None
+    columns: ColumnMap | None = None
+    list_columns: ColumnMap | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +146,8 @@ def check_inputs(
         ratings_period=sources.ratings_period,
         events=sources.events,
         engine=engine,
+        columns=sources.columns,
+        list_columns=sources.list_columns,
     )
     table = sources.bands if sources.bands is not None else run_bands(config)
     bands = load_bands(table, encoding=sources.encoding)

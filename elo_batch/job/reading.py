@@ -14,6 +14,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import StrictRejectError, option
@@ -43,6 +44,7 @@ class Engine(Protocol):
         encoding: str | None,
         exclude: tuple[str, ...],
         chunk_rows: int | None,
+        columns: ColumnMap | None = None,
     ) -> GamesInput:
         """Read and check the games, as :func:`elo_batch.inputs.validate.load_games`."""
 
@@ -73,6 +75,8 @@ def load_inputs(
     ratings_period: str | None = None,
     events: str | FrameInput | None = None,
     engine: Engine,
+    columns: ColumnMap | None = None,
+    list_columns: ColumnMap | None = None,
 ) -> tuple[GamesInput, pl.DataFrame | None, InputFile | None]:
     """Read and check the games, the list and the events of a run (rule sets are checked first, before
     any reading); the games come with their event facts (``GamesInput.events``, rows contradicting their
@@ -83,7 +87,8 @@ def load_inputs(
     ``ratings_period`` (or a ratings table as the list: a Delta table, or hive ``period=YYYY-MM`` folders),
     the list is that period of the table (:mod:`elo_batch.inputs.tablelist`); a list a period of an
     output wrote is checked against that period's manifest (:mod:`elo_batch.inputs.listchain`). The
-    games are read and settled by ``engine``.
+    games are read and settled by ``engine``. ``columns`` and ``list_columns``: the column mappings of the
+    games and of the list (``--columns``, ``--list-columns``).
 
     Raises:
         UsageError, InputMissingError, InputDataError: as the readers and :meth:`RunConfig.rules_for`.
@@ -105,10 +110,13 @@ def load_inputs(
     def read_list() -> tuple[pl.DataFrame | None, InputFile | None]:
         if isinstance(ratings_path, str) and tablelist.applies(ratings_path, ratings_period):  # a table's period
             return tablelist.load(
-                ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding
-            )
+                ratings_path, ratings_period, config.periods, fractional_ratings=fractional, encoding=encoding,
+                columns=list_columns,
+            )  # fmt: skip
         if ratings_path:
-            return load_rating_list(ratings_path, fractional_ratings=fractional, encoding=encoding)
+            return load_rating_list(
+                ratings_path, fractional_ratings=fractional, encoding=encoding, columns=list_columns
+            )
         return None, None
 
     # The list is read while the games are (polars reads without the GIL; 200k games and a 1.6M list:
@@ -116,8 +124,9 @@ def load_inputs(
     with concurrent.futures.ThreadPoolExecutor(1) as reader:
         listed = reader.submit(read_list)
         games = engine.load_games(
-            games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows
-        )
+            games_paths, fractional_ratings=fractional, encoding=encoding, exclude=own, chunk_rows=config.chunk_rows,
+            columns=columns,
+        )  # fmt: skip
         rating_list, list_info = listed.result()
     if rating_list is not None and list_info is not None:
         check_pending(rating_list, config.periods[0] if config.periods else None, list_info.path)

@@ -23,6 +23,7 @@ import polars as pl
 
 from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import InternalError, UsageError, option
@@ -64,6 +65,7 @@ class SparkEngine:
         encoding: str | None,
         exclude: tuple[str, ...],
         chunk_rows: int | None = None,
+        columns: ColumnMap | None = None,
     ) -> GamesInput:
         """Read and check the games on Spark (as :func:`elo_batch.inputs.validate.load_games`): game files,
         one task per file, or one Spark DataFrame of games (a :class:`FrameInput` of it, the only source).
@@ -81,10 +83,12 @@ class SparkEngine:
             )
         require_spark()
         if given:
-            self._games = check_games(given[0].data, source_name=given[0].name, fractional=fractional_ratings)
+            frame, name = given[0].data, given[0].name
+            self._games = check_games(frame, source_name=name, fractional=fractional_ratings, columns=columns)
         else:
             files = expand_paths([path for path in paths if isinstance(path, str)], exclude=exclude)
-            self._games = check_files(session(self.master), files, encoding=encoding, fractional=fractional_ratings)
+            spark = session(self.master)
+            self._games = check_files(spark, files, encoding=encoding, fractional=fractional_ratings, columns=columns)
         return self._games.games
 
     def settle(

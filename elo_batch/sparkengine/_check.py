@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.inputs.checkfile import check_file
@@ -101,6 +102,7 @@ class _Checker:
     header: tuple[str, ...]
     output: pa.Schema
     canonical: dict[str, pl.DataType]
+    columns: ColumnMap | None = None
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
@@ -126,6 +128,7 @@ class _Checker:
                 header=self.header,
                 canonical=self.canonical,
                 trimmed=False,
+                columns=self.columns,
             ),
             self.output,
         )
@@ -140,11 +143,12 @@ def check_unit(
     header: tuple[str, ...],
     canonical: dict[str, pl.DataType],
     trimmed: bool,
+    columns: ColumnMap | None = None,
 ) -> pl.DataFrame:
     """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
     rejected rows, the rows read per file and the checked rows per period, as rows of the check's output
-    (``row_key`` numbered from ``part``)."""
-    good, bad, _ = check_file(table, where, fractional, trimmed=trimmed, header=header)
+    (``row_key`` numbered from ``part``); ``columns``: the games' column mapping."""
+    good, bad, _ = check_file(table, where, fractional, trimmed=trimmed, header=header, columns=columns)
     good, attributes = split_event_rows(good)
     good_rows, bad_rows, *given = pl.collect_all(
         [good, bad, *([] if attributes is None else [attributes])], engine="in-memory"
@@ -189,12 +193,15 @@ def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dic
     }
 
 
-def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) -> SparkGames:
-    """Check every row of ``games`` (either shape of the contract), number the rows, mark repeated game_ids.
+def check_games(
+    games: DataFrame, *, source_name: str | None, fractional: bool, columns: ColumnMap | None = None
+) -> SparkGames:
+    """Check every row of ``games`` (either shape of the contract), number the rows, mark repeated game_ids;
+    ``columns``: the games' column mapping (``columns=``), applied where each partition is checked.
 
     Raises:
-        InputDataError: the frame lacks the columns of both shapes, or has a column of a type that is not
-            text, a number or a date (raised on the driver, before any job).
+        InputDataError: the frame lacks the columns of both shapes (or a column ``columns`` maps), or has a
+            column of a type that is not text, a number or a date (raised on the driver, before any job).
     """
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
@@ -203,12 +210,14 @@ def check_games(games: DataFrame, *, source_name: str | None, fractional: bool) 
     user = games.columns
     empty = pl.DataFrame(_arrow.arrow_schema(games.schema).empty_table())
     table, info = read_frame(FrameInput(empty, source_name, "games"), trim=False)
-    plan, _, absent = check_file(table, where, fractional, trimmed=False, header=info.header)
+    plan, _, absent = check_file(table, where, fractional, trimmed=False, header=info.header, columns=columns)
     canonical = dict(split_event_rows(plan)[0].collect_schema())
     if c.GAME_ID in absent:  # no game_id: of the type of the player ids (as load_games has it)
         canonical[c.GAME_ID] = canonical[c.WHITE_ID]
     spark_output = _arrow.spark_schema(output_schema(canonical))
-    checker = _Checker(where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical)
+    checker = _Checker(
+        where, source_name, fractional, info.header, _arrow.arrow_schema(spark_output), canonical, columns
+    )
     file = F.lit(source_name) if source_name is not None else F.input_file_name()
     source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(w.SPARK_FILE))
     checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch import working as w
+from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import EloBatchError, InternalError
@@ -68,6 +69,7 @@ class _FileChecker:
     encoding: str | None
     fractional: bool
     output: pa.Schema
+    columns: ColumnMap | None = None
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
@@ -81,7 +83,9 @@ class _FileChecker:
                 table, info = read_table(path, encoding=self.encoding, trim=False)
                 info = note_ignored_columns(info)
                 trimmed = info.encoding not in ("parquet", "frame")
-                plan, _, missing = check_file(table, info.path, self.fractional, trimmed=trimmed, header=info.header)
+                plan, _, missing = check_file(
+                    table, info.path, self.fractional, trimmed=trimmed, header=info.header, columns=self.columns
+                )
                 schema = split_event_rows(plan)[0].collect_schema()
                 read = _Read(
                     info,
@@ -97,6 +101,7 @@ class _FileChecker:
                     header=info.header,
                     canonical=_TEXT_IDS,
                     trimmed=trimmed,
+                    columns=self.columns,
                 )
         except EloBatchError as exc:
             return _blob(number, ERROR, (type(exc), exc.__dict__, exc.args))
@@ -110,8 +115,16 @@ def _blob(number: int, kind: int, value: object) -> pl.DataFrame:
     )
 
 
-def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | None, fractional: bool) -> SparkGames:
-    """Read and check game files on the executors, one task per file (see the module's docstring).
+def check_files(
+    spark: SparkSession,
+    paths: Sequence[str],
+    *,
+    encoding: str | None,
+    fractional: bool,
+    columns: ColumnMap | None = None,
+) -> SparkGames:
+    """Read and check game files on the executors, one task per file (see the module's docstring);
+    ``columns``: the games' column mapping, applied to each file where it is checked.
 
     Raises:
         InputMissingError, InputDataError: as :func:`elo_batch.inputs.validate.load_games`, for the first file
@@ -121,7 +134,7 @@ def check_files(spark: SparkSession, paths: Sequence[str], *, encoding: str | No
     from pyspark.sql import functions as F
 
     spark_output = _arrow.spark_schema(output_schema(_TEXT_IDS, **{w.BLOB: pl.Binary()}))
-    checker = _FileChecker(tuple(paths), encoding, fractional, _arrow.arrow_schema(spark_output))
+    checker = _FileChecker(tuple(paths), encoding, fractional, _arrow.arrow_schema(spark_output), columns)
     numbers = spark.range(0, len(paths), 1, max(1, len(paths)))
     checked = numbers.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
     side = _arrow.from_spark(
