@@ -85,7 +85,7 @@ def read_period(
     period: str,
     *,
     tables: Sequence[str] = TABLE_NAMES,
-    list_columns: Sequence[str] | None = None,
+    ratings_columns: Sequence[str] | None = None,
 ) -> OutputTables:
     """Read one period of an output folder under its lock: the list, the audit and the rejected rows.
 
@@ -94,7 +94,7 @@ def read_period(
         period: The period, ``YYYY-MM`` (one of :func:`output_periods`).
         tables: Which of ``ratings``, ``audit``, ``rejected`` to read (the list always is); a report of one
             period never reads another period's audit.
-        list_columns: Only these columns of the list (those it has; ``period`` always), or None: all.
+        ratings_columns: Only these columns of the list (those it has; ``period`` always), or None: all.
 
     Returns:
         The period's tables; Delta tables at the versions its manifest names.
@@ -123,7 +123,7 @@ def read_period(
         manifest = listchain.read_manifest(listchain.manifest_file(root / "ratings", period), period)
         delta = deltatables.is_table(root / "ratings")
         read = {name: _read_table(root, name, period, delta=delta) for name in tables if name != "ratings"}
-        read["ratings"] = _read_table(root, "ratings", period, delta=delta, columns=list_columns)
+        read["ratings"] = _read_table(root, "ratings", period, delta=delta, columns=ratings_columns)
     return OutputTables(
         period=period,
         ratings=read["ratings"],

@@ -68,7 +68,7 @@ def test_read_period_gives_the_tables_the_run_wrote(cli, tmp_path: Path) -> None
     assert got == ("24125890", 0.0, 0.4, -4.0)
     assert tables.manifest["counts"]["rows_read"] == 66
     assert tables.table_format == "parquet"
-    narrow = elo_batch.read_period(out, "2025-10", tables=(), list_columns=("player_id", "rating", "name"))
+    narrow = elo_batch.read_period(out, "2025-10", tables=(), ratings_columns=("player_id", "rating", "name"))
     assert (narrow.ratings.columns, narrow.audit, narrow.rejected) == (["player_id", "period", "rating"], None, None)
 
 

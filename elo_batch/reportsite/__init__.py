@@ -131,7 +131,7 @@ def _history(root: Path, held: tuple[str, ...]) -> list[pl.DataFrame]:
     frames = []
     wanted = (c.PLAYER_ID, c.RATING_BEFORE, c.RATING, c.CHANGE, c.STATUS, c.BAND)
     for month in held:
-        ratings = elo_batch.read_period(root, month, tables=(), list_columns=wanted).ratings
+        ratings = elo_batch.read_period(root, month, tables=(), ratings_columns=wanted).ratings
         frames.append(
             ratings.select(
                 c.PLAYER_ID,  # as read: integer ids join fast (texts where the periods' types differ)
