@@ -17,7 +17,7 @@ from elo_batch.config import RunConfig
 from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.engine.period import RatedPeriod
-from elo_batch.errors import StrictRejectError, option
+from elo_batch.errors import option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
 from elo_batch.inputs.ratinglist import check_pending, load_rating_list
@@ -192,13 +192,10 @@ def _fail_if_rejected(rejected: pl.DataFrame) -> None:
     if rejected.height == 0:
         return
     first = rejected.row(0, named=True)
-    raise StrictRejectError(
+    raise sanity.rejected_error(
+        first,
         f"{rejected.height} row(s) rejected and {option('strict')} is set; nothing was written. "
         f"First: {first[c.REASON]}",
-        path=first[c.SOURCE_FILE],
-        row=first[c.SOURCE_ROW],
-        column=first[c.COLUMN],
-        value=first[c.VALUE],
         hint=f"fix the rows listed by `elo-batch validate`, or run without {option('strict')} to write them to "
         "rejected.",
     )

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import polars as pl
 
@@ -74,15 +74,25 @@ def check_rejected_limit(rejected: pl.DataFrame, games: GamesInput, config: RunC
     if rejected.height <= rejected_limit(config.max_rejected, rows):
         return
     first = rejected.row(0, named=True)
-    raise StrictRejectError(
+    raise rejected_error(
+        first,
         f"{rejected.height} of {rows} rows of the period(s) rated were rejected ({_share(rejected.height, rows)}), "
         f"more than {option('max_rejected', config.max_rejected)} allows; nothing was written. "
         f"First: {_reason(first[c.REASON])}",
+        hint=f"fix the rejected rows (`elo-batch validate` lists them), or raise {option('max_rejected')}.",
+    )
+
+
+def rejected_error(first: dict[str, Any], message: str, *, hint: str) -> StrictRejectError:
+    """The error of a run refused for its rejected rows, pointing at ``first`` (the first rejected row, as
+    a dict of the rejected schema's columns): its file, row, column and value."""
+    return StrictRejectError(
+        message,
         path=first[c.SOURCE_FILE],
         row=first[c.SOURCE_ROW],
         column=first[c.COLUMN],
         value=first[c.VALUE],
-        hint=f"fix the rejected rows (`elo-batch validate` lists them), or raise {option('max_rejected')}.",
+        hint=hint,
     )
 
 
