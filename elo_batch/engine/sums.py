@@ -164,6 +164,17 @@ _VALUES: Final = {
 }
 
 
+#: The type of one side's term of each exact sum: the narrowest that holds every value (a game is 1, a
+#: score 0-2 half points, score - PD -100..100 hundredths, a rating under ``MAX_RATING``), since a chunk's
+#: terms are one value per side and sum (4 million rows: 64 MB a sum as Int64). The totals are Int64.
+_EXACT_TERM_TYPES: Final[dict[str, pl.DataType]] = {
+    w.N: pl.Int8(),
+    w.W2: pl.Int8(),
+    w.DEV_SUM: pl.Int16(),
+    w.OPP_SUM: pl.Int16(),
+}
+
+
 def _sides(chunk: Chunk, me: pl.DataFrame, other: pl.DataFrame, *, white: bool) -> pl.LazyFrame:
     """The chunk's white (or black) sides beside their rated values and the opponent's rating, with
     ``__has_side`` (a one-sided row has no black side) and ``__rated``."""
@@ -185,7 +196,7 @@ def _sides(chunk: Chunk, me: pl.DataFrame, other: pl.DataFrame, *, white: bool) 
 
 def _terms(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
     """Each side's player index (0 where there is none), ``__rated`` and its term of each sum (0 where the
-    side does not count): Int64 for the exact sums, Float64 for the others."""
+    side does not count): the narrowest integer types for the exact sums, Float64 for the others."""
     exact, floating = exact_sums(rules), float_sums(rules)
     rated_side = pl.col(w.RATED)
     return sides.select(
@@ -195,7 +206,7 @@ def _terms(sides: pl.LazyFrame, rules: RuleSet) -> pl.LazyFrame:
             pl.when(rated_side)
             .then(_VALUES[name])
             .otherwise(0)
-            .cast(pl.Int64 if name in exact else pl.Float64)
+            .cast(_EXACT_TERM_TYPES[name] if name in exact else pl.Float64)
             .alias(name)
             for name in (*exact, *floating)
         ),
