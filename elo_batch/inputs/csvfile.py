@@ -121,11 +121,11 @@ def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collecti
     text = textfile.check(file, encoding)
     with _utf8(file.path, text) as layout:
         keep = [i for i, name in enumerate(layout.header) if columns is None or name in columns] or [0]
-        frame, fields, python = _rows(layout, keep)
+        frame, fields, _ = _rows(layout, keep)
         blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
         frame, blank = _cells(frame, fields["fields"], blank_lines)
         if w.RAGGED in frame.columns:  # the reasons, from the whole rows
-            frame = _ragged_reasons(frame, layout, python)
+            frame = _ragged_reasons(frame, layout)
     return CsvTable(frame, layout.written, text, layout.separator, blank)
 
 
@@ -415,26 +415,44 @@ def _trimmed_column(column: pl.Series) -> pl.Series:
     return column.to_frame().select(pl.when(cell.str.len_bytes() > 0).then(cell).alias(column.name)).to_series()
 
 
-def _ragged_reasons(frame: pl.DataFrame, layout: _Layout, python: bool) -> pl.DataFrame:
+def _ragged_reasons(frame: pl.DataFrame, layout: _Layout) -> pl.DataFrame:
     """``__ragged__``: the reason for each row whose field count differs from the header's (null for
-    the others), worked out from the whole of those rows."""
+    the others). Worked out from the fields each row has, never a frame of the header's width: a wide
+    header over many short rows costs the file's size, not rows x width (20,000 rows of 4 fields under
+    10,004 names: 10.9 GB and 62 s before)."""
     width = len(layout.header)
     ragged = frame.get_column(w.RAGGED) != width
     if not ragged.any():
         return frame.drop(w.RAGGED)
     rows = frame.filter(ragged).select(SOURCE_ROW, w.RAGGED)
-    whole = _trimmed(_whole_rows(layout, rows[SOURCE_ROW], python)).with_columns(rows[w.RAGGED])
+    spanned = pl.Series("lines", _lines_spanned(layout, rows[SOURCE_ROW]) if layout.quoted else [1] * rows.height)
     reason = _field_count_reason(width, layout.separator)
-    cells = pl.col(layout.header)
-    spans_lines = pl.any_horizontal(cells.str.contains("\n", literal=True))
-    lines = pl.max_horizontal(cells.str.count_matches("\n", literal=True)) + 1
-    reasons = whole.select(
-        pl.when(spans_lines)
-        .then(pl.format("{} A quoted value in it runs over {} lines: is a closing quote missing?", reason, lines))
-        .otherwise(reason)
-    ).to_series()
+    lines = pl.col("lines")
+    reasons = (
+        rows.with_columns(spanned.cast(pl.Int64))
+        .select(
+            pl.when(lines > 1)
+            .then(pl.format("{} A quoted value in it runs over {} lines: is a closing quote missing?", reason, lines))
+            .otherwise(reason)
+        )
+        .to_series()
+    )
     marked = pl.repeat(None, frame.height, dtype=pl.String, eager=True).alias(w.RAGGED)
     return frame.with_columns(marked.scatter(ragged.arg_true(), reasons))
+
+
+def _lines_spanned(layout: _Layout, rows: pl.Series) -> list[int]:
+    """Per row of ``rows`` (source_row numbers, ascending), the lines its longest value runs over once
+    trimmed (1 for a value on one line), from the fields Python's csv module reads, streamed."""
+    wanted, spanned, start = set(rows.to_list()), [], 1
+    for body in _python_rows(layout):
+        spanned += [
+            max((cell.strip().count("\n") for cell in row), default=0) + 1
+            for number, row in enumerate(body, start)
+            if number in wanted
+        ]
+        start += len(body)
+    return spanned
 
 
 def _field_count_reason(width: int, separator: str) -> pl.Expr:
