@@ -124,7 +124,7 @@ def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collecti
         frame, fields, _ = _rows(layout, keep)
         blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
         frame, blank = _cells(frame, fields["fields"], blank_lines)
-        if w.RAGGED in frame.columns:  # the reasons, from the whole rows
+        if w.RAGGED in frame.columns:  # the reasons, from the fields each row has
             frame = _ragged_reasons(frame, layout)
     return CsvTable(frame, layout.written, text, layout.separator, blank)
 
