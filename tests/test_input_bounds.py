@@ -212,13 +212,18 @@ def test_a_run_over_a_36_mb_games_csv_peaks_within_5_times_its_size_plus_0_3_gb(
     assert statistics.median(peaks) <= 5 * size + 0.3e9, ([peak / 1e6 for peak in peaks], size / 1e6)
 
 
+def _wide_header_csv(path: Path, rows: int) -> Path:
+    """A games CSV of 10,004 names (10,000 no one uses) over ``rows`` rows of 4 fields."""
+    names = ["white_id", "black_id", "result", "date", *(f"x{i}" for i in range(10_000))]
+    path.write_text(",".join(names) + "\n" + "A,B,1-0,2025-11-03\n" * rows, encoding="utf-8")
+    return path
+
+
 @pytest.mark.slow
 def test_a_wide_header_over_short_rows_is_loaded_within_5_times_its_size_plus_0_3_gb(tmp_path) -> None:
     """10,000 names no one uses over 20 rows of 4 fields (a 59 KB file): the cells' checks run a batch
     of columns per query, since one query over every column held 230 MB in its plan (435-475 MB)."""
-    names = ["white_id", "black_id", "result", "date", *(f"x{i}" for i in range(10_000))]
-    games = tmp_path / "games.csv"
-    games.write_text(",".join(names) + "\n" + "A,B,1-0,2025-11-03\n" * 20, encoding="utf-8")
+    games = _wide_header_csv(tmp_path / "games.csv", 20)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
 
     peak = _peak_of(
@@ -235,9 +240,7 @@ def test_a_wide_header_over_short_rows_is_loaded_within_5_times_its_size_plus_0_
 def test_the_reasons_of_many_short_rows_under_a_wide_header_cost_the_file_not_rows_times_width(tmp_path) -> None:
     """20,000 rows of 4 fields under 10,004 names (a 439 KB file): each row's reason comes from the
     fields it has, not from a frame of the header's width (10.9 GB and 62 s before, for the whole check)."""
-    names = ["white_id", "black_id", "result", "date", *(f"x{i}" for i in range(10_000))]
-    games = tmp_path / "games.csv"
-    games.write_text(",".join(names) + "\n" + "A,B,1-0,2025-11-03\n" * 20_000, encoding="utf-8")
+    games = _wide_header_csv(tmp_path / "games.csv", 20_000)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "_RJEM_MALLOC_CONF": ALLOCATOR_OPTIONS}
 
     peak = _peak_of(

@@ -121,7 +121,7 @@ def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collecti
     text = textfile.check(file, encoding)
     with _utf8(file.path, text) as layout:
         keep = [i for i, name in enumerate(layout.header) if columns is None or name in columns] or [0]
-        frame, fields, _ = _rows(layout, keep)
+        frame, fields = _rows(layout, keep)
         blank_lines = fields.pop("blank") if len(keep) < len(layout.header) else None
         frame, blank = _cells(frame, fields["fields"], blank_lines)
         if w.RAGGED in frame.columns:  # the reasons, from the fields each row has
@@ -217,20 +217,20 @@ def _header(source: str, skip: int, separator: str, *, path: str) -> tuple[tuple
     return tuple(names), held_names(names, path)
 
 
-def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series], bool]:
-    """(the columns ``keep`` of every row, the fields per row and whether each line is blank, whether
-    Python's csv read them): polars, unless its rows are not those of Python's csv (a stray quote)."""
+def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series]]:
+    """(the columns ``keep`` of every row, the fields per row and whether each line is blank): polars,
+    unless its rows are not those of Python's csv (a stray quote)."""
     projected = len(keep) < len(layout.header)
     frame: pl.DataFrame | None = None
     try:
         frame = layout.scan().select(pl.nth(keep)).collect()
         fields = _field_counts(layout, with_blank=projected)
         if fields is not None and fields["fields"].len() == frame.height:
-            return frame, fields, False
+            return frame, fields
     except pl.exceptions.PolarsError:  # a stray quote: Python's csv reads on, the row is then ragged
         pass
     frame = None
-    return *_read_python(layout, keep), True
+    return _read_python(layout, keep)
 
 
 def _field_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] | None:
