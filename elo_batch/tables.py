@@ -43,7 +43,9 @@ class OutputTables:
     Attributes:
         period: The period, ``YYYY-MM``.
         ratings: The new list (interface.md's ratings columns and the list's own), one row per player.
-        audit: One row per game and side (with its ``period`` column), or None when not asked for.
+        audit: One row per game and side, or None when not asked for; its ``period`` column (String,
+            first) read from the partition folder where the file leaves it out (files written since issue
+            24), from the file where an older run wrote it there.
         rejected: The input rows that could not be used, or None when not asked for.
         manifest: The period's manifest (``OUT/manifest/period=P/manifest.json``) as a dict.
         table_format: ``parquet`` (hive folders) or ``delta``.
@@ -162,8 +164,8 @@ def _read_table(
         frame = frame.select(n for n in frame.columns if n in columns or n == c.PERIOD) if columns else frame
     else:
         frame = _read_hive(root / name / f"period={period}", name, columns)
-    if c.PERIOD not in frame.columns:  # the audit's files need not repeat the partition's period
-        frame = frame.with_columns(pl.lit(period).alias(c.PERIOD))
+    if c.PERIOD not in frame.columns:  # the audit's Parquet files leave the period to the partition folder
+        frame = frame.select(pl.lit(period).alias(c.PERIOD), pl.all())  # first, where the audit has it
     return frame.with_columns(pl.col(c.PERIOD).cast(pl.String))
 
 

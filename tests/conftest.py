@@ -64,12 +64,18 @@ def engine(request: pytest.FixtureRequest) -> engines.Engine:
 
 
 def read_table(out: Path, table: str, period: str) -> pl.DataFrame:
-    """The one file of ``out/<table>/period=<period>/`` (CSV read as text, Parquet as typed)."""
+    """The one file of ``out/<table>/period=<period>/`` (CSV read as text, Parquet as typed), with the
+    ``period`` the audit's Parquet file leaves to its folder put back first, as the engine's Categorical
+    (so that it compares equal to ``result.audit``; ``tests/test_audit_partition.py`` reads the files as
+    they are)."""
     files = sorted((out / table / f"period={period}").glob("part-0.*"))
     assert len(files) == 1, f"expected one file in {table}/period={period}, found {files}"
     if files[0].suffix == ".csv":
         return pl.read_csv(files[0], infer_schema=False)
-    return pl.read_parquet(files[0])
+    frame = pl.read_parquet(files[0], hive_partitioning=False)
+    if "period" in frame.columns:
+        return frame
+    return frame.select(pl.lit(pl.Series("period", [period], pl.Categorical)).first(), pl.all())
 
 
 def write_csv(path: Path, text: str) -> Path:

@@ -509,10 +509,15 @@ def test_file_statistics_are_the_rows_own(cli, tmp_path: Path) -> None:
     audit = rows(out, "audit", "2025-10")
 
     assert actions["num_records"].to_list() == [audit.height]
-    for column in ("player_id", "rating", "date", "source_row"):  # what readers skip files by
+    for column in ("game_id", "event_id", "player_id", "opponent_id", "date", "source_row"):  # what readers skip by
         assert actions[f"min.{column}"].item() == audit[column].min(), column
         assert actions[f"max.{column}"].item() == audit[column].max(), column
-    assert actions["null_count.reason"].item() == audit["reason"].null_count()
+        assert actions[f"null_count.{column}"].item() == 0, column
+    # the audit's other columns (read, not filtered on) have none; the list keeps every column's
+    others = [name for name in actions.columns if name.endswith((".rating", ".reason", ".k_change"))]
+    assert len(others) == 9 and actions.select(others).null_count().row(0) == (1,) * 9, others
+    listed = pl.DataFrame(deltalake.DeltaTable(str(out / "ratings")).get_add_actions(flatten=True))
+    assert listed["min.rating"].item() == rows(out, "ratings", "2025-10")["rating"].min()
 
 
 def test_a_killed_rewrite_of_the_ids_as_text_is_rolled_back(cli, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import socket
 from collections.abc import Iterator
@@ -92,6 +93,10 @@ def test_run_writes_hive_partitions_that_polars_reads_back(cli, bucket: str, inp
     # November: D 100 -> PD .64, 0.36 x 20 = 7.2 -> 2007. December: 2007 vs 1893, D 114 -> .66, draw:
     # -0.16 x 20 = -3.2 -> 2004.
     assert lake.filter(pl.col("player_id") == "A").sort("period")["rating"].to_list() == [2007, 2004]
+    # the audit's objects leave period to the partition; a hive read shows it (November's win: +0.36 x 20)
+    audit = pl.scan_parquet(f"{out}/audit/**/*.parquet", hive_partitioning=True).sort("period", "player_id").collect()
+    assert audit.select("period", "player_id", "k_change").rows()[:2] == [("2025-11", "A", 7.2), ("2025-11", "B", -7.2)]
+    assert "period" not in pl.read_parquet(io.BytesIO(_body(bucket, "elo/audit/period=2025-11/part-0.parquet"))).columns
 
 
 def test_manifest_is_written_last_and_names_each_object_with_its_hash(cli, bucket: str, inputs) -> None:

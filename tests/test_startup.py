@@ -27,8 +27,31 @@ def test_the_version_is_printed_without_polars() -> None:
 
 
 def test_a_public_name_is_imported_when_first_used() -> None:
-    assert _loaded_after("import elo_batch\nelo_batch.rate_period") == ["polars", "numpy", "elo_batch.engine.period"]
+    """The API's module loads polars; the engine (and numpy) wait for the first period rated."""
+    assert _loaded_after("import elo_batch\nelo_batch.rate_period") == ["polars"]
     assert _loaded_after("from elo_batch import UsageError") == []
+
+
+def test_a_run_reads_its_first_input_before_loading_the_engine(tmp_path) -> None:
+    """Start-up is what comes before the first read (issue 24, ``benchmarks/startup.py``): at the first
+    ``open`` of an input, polars is loaded and none of numpy, pyarrow, rich, deltalake, duckdb or the
+    engine; the run then goes on and rates (the engine loaded)."""
+    games = tmp_path / "games.csv"
+    games.write_text("date,white_id,black_id,result,white_rating,black_rating\n2025-11-03,A,B,1-0,2000,1900\n")
+    heavy = ("polars", "numpy", "pyarrow", "rich", "deltalake", "duckdb", "elo_batch.engine.period")
+    code = (
+        "import os, sys\n"
+        "seen = []\n"
+        "def first_read(event, args):\n"
+        f"    if event == 'open' and not seen and args and str(args[0]).endswith('games.csv'):\n"
+        f"        seen.append([m for m in {heavy!r} if m in sys.modules])\n"
+        "sys.addaudithook(first_read)\n"
+        "from elo_batch.cli.app import console\n"
+        f"code = console(['run', {str(games)!r}, '--period', '2025-11', '--out', {str(tmp_path / 'out')!r}])\n"
+        "print(code, *seen[0], file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.split()[-2:] == ["0", "polars"], done.stderr
 
 
 def _allocator_options(code: str, env: dict[str, str]) -> tuple[str, list[str]]:

@@ -24,7 +24,6 @@ from array import array
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-import numpy as np
 import polars as pl
 
 from elo_batch import working as w
@@ -286,6 +285,8 @@ def _csv_counts(layout: _Layout, *, with_blank: bool) -> dict[str, pl.Series] | 
                 counts.extend(map(len, reader))
         except csv.Error:
             return None
+    import numpy as np  # only for a file with quotes: a run's start-up loads no numpy
+
     found = {"fields": pl.Series(np.frombuffer(counts, dtype=np.int64)).slice(1)}
     if with_blank:
         found["blank"] = pl.Series(np.frombuffer(blanks, dtype=np.int8)).cast(pl.Boolean).slice(1)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -17,9 +18,6 @@ from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
 from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine import period as period_engine
-from elo_batch.engine.events import settle
-from elo_batch.engine.period import RatedPeriod
 from elo_batch.inputs.bandsfile import load_bands
 from elo_batch.inputs.readers import FrameInput
 from elo_batch.inputs.validate import load_games
@@ -27,6 +25,9 @@ from elo_batch.job import guards, sanity
 from elo_batch.job.reading import Engine, check_rating_source, check_strict, input_warnings, load_inputs, run_bands
 from elo_batch.job.sanity import Alike
 from elo_batch.rules.bands import Bands
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read: start-up
+    from elo_batch.engine.period import RatedPeriod
 
 
 class LocalEngine:
@@ -52,12 +53,16 @@ class LocalEngine:
         self, games: GamesInput, table: pl.DataFrame | None, period_by: PeriodBy, *, source: InputFile | None = None
     ) -> GamesInput:
         """The games' event facts (:func:`elo_batch.engine.events.settle`)."""
+        from elo_batch.engine.events import settle
+
         return settle(games, table, period_by, source=source)
 
     def rate_periods(
         self, games: GamesInput, rating_list: pl.DataFrame | None, config: RunConfig, *, bands: Bands | None = None
     ) -> Iterator[RatedPeriod]:
         """Rate the periods one after the other (:func:`elo_batch.engine.period.rate_periods`)."""
+        from elo_batch.engine import period as period_engine
+
         return period_engine.rate_periods(games, rating_list, config, bands=bands)
 
     def game_ratings_in(self, games: GamesInput, periods: tuple[str, ...]) -> bool:

@@ -9,14 +9,13 @@ import dataclasses
 import datetime as dt
 import os
 from dataclasses import dataclass
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
 from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import Counts
 from elo_batch.errors import UsageError
 from elo_batch.job import sanity
 from elo_batch.job.sources import path_arg
@@ -25,6 +24,9 @@ from elo_batch.outputs import delta
 from elo_batch.outputs.writers import check_writable
 from elo_batch.rules.sets import RuleSet
 from elo_batch.storage import objectstore
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read
+    from elo_batch.engine.period import Counts
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Iterator, Sequence
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import polars as pl
 
@@ -16,7 +16,6 @@ from elo_batch.choices import PeriodBy
 from elo_batch.config import RunConfig
 from elo_batch.contract.mapping import ColumnMap
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine.period import RatedPeriod
 from elo_batch.errors import option
 from elo_batch.inputs import tablelist
 from elo_batch.inputs.eventsfile import load_events
@@ -26,6 +25,9 @@ from elo_batch.job import guards, sanity
 from elo_batch.job.sanity import Alike
 from elo_batch.rules.bands import Bands
 from elo_batch.storage import objectstore
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read
+    from elo_batch.engine.period import RatedPeriod
 
 T = TypeVar("T")
 

@@ -13,14 +13,13 @@ import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import polars as pl
 
 from elo_batch import columns as c
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.job import pipeline, sanity
 from elo_batch.job.guards import Reason, rejected_reasons
 from elo_batch.job.reading import Engine, rejected_in_run
@@ -28,6 +27,9 @@ from elo_batch.job.writing import Output, write_result
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
 from elo_batch.storage import objectstore
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read
+    from elo_batch.engine.period import Counts, RatedPeriod
 
 #: Progress callback: (what is being done, steps done, steps in all).
 Progress = Callable[[str, int, int], None]

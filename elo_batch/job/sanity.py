@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -24,11 +24,13 @@ from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.config import RunConfig, next_period, rejected_limit
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine.period import Counts, RatedPeriod
 from elo_batch.errors import OutputError, StrictRejectError, Text, option
 from elo_batch.job.guards import reasons_text, rejected_reasons
 from elo_batch.outputs import delta
 from elo_batch.storage import objectstore
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read
+    from elo_batch.engine.period import Counts, RatedPeriod
 
 #: Examples a warning shows (ids, rejected rows).
 EXAMPLES = 5

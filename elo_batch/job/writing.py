@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import polars as pl
 
@@ -16,11 +16,13 @@ from elo_batch import __version__
 from elo_batch.choices import CsvFormulas, Format, TableFormat
 from elo_batch.config import RunConfig
 from elo_batch.contract.tables import InputFile
-from elo_batch.engine.period import Counts
 from elo_batch.outputs import delta, warehouse
 from elo_batch.outputs.writers import write_period
 from elo_batch.rules.sets import RuleSet
 from elo_batch.storage import objectstore
+
+if TYPE_CHECKING:  # the engine (numpy among its imports) is loaded once the inputs are read
+    from elo_batch.engine.period import Counts
 
 
 class RatedTables(Protocol):

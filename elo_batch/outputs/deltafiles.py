@@ -46,6 +46,13 @@ _SIGNED: dict[type[pl.DataType], type[pl.DataType]] = {
 #: Column statistics recorded for data skipping: those exact in a Parquet footer (no float: NaN).
 _STATS = ("byte", "short", "integer", "long", "date", "string")
 _STRING_STATS = 32  # longer min/max strings are left out (Spark's stats truncate there)
+#: The columns whose statistics a table's add actions record, where not every column's: the audit's are
+#: those a warehouse filters it on (a game, an event, a date range, a player's games, the rows of an input
+#: row; its ``period`` is the partition, which the log holds as a value). Its other 14 columns are read,
+#: not filtered on.
+STATS_COLUMNS: dict[str, frozenset[str]] = {
+    "audit": frozenset({c.GAME_ID, c.EVENT_ID, c.DATE, c.PLAYER_ID, c.OPPONENT_ID, c.SOURCE_ROW}),
+}
 
 
 #: The table folders whose format :func:`check_format` checks.
@@ -314,12 +321,18 @@ def _write_file(lake: Any, path: Path, period: str, *, rows: pl.LazyFrame) -> An
         raise short
     stat = target.stat()
     return lake.transaction.AddAction(
-        relative, stat.st_size, {c.PERIOD: period}, int(stat.st_mtime * 1000), True, json.dumps(_stats(target))
+        relative,
+        stat.st_size,
+        {c.PERIOD: period},
+        int(stat.st_mtime * 1000),
+        True,
+        json.dumps(_stats(target, STATS_COLUMNS.get(path.name))),
     )
 
 
-def _stats(file: Path) -> dict[str, Any]:
-    """Delta's file statistics: rows, nulls per column, and min/max where the footer holds them exactly."""
+def _stats(file: Path, columns: frozenset[str] | None = None) -> dict[str, Any]:
+    """Delta's file statistics: rows, nulls per column, and min/max where the footer holds them exactly; of
+    ``columns`` only (None: of every column)."""
     import pyarrow.parquet as pq
 
     metadata = pq.read_metadata(file)
@@ -328,7 +341,7 @@ def _stats(file: Path) -> dict[str, Any]:
     least: dict[str, Any] = {}
     most: dict[str, Any] = {}
     for index, field in enumerate(schema):
-        kind = _arrow_kind(field.type)
+        kind = _arrow_kind(field.type) if columns is None or field.name in columns else None
         chunks = [metadata.row_group(group).column(index).statistics for group in range(metadata.num_row_groups)]
         if kind is None or not all(chunk is not None and chunk.has_null_count for chunk in chunks):
             continue

@@ -12,6 +12,7 @@ from typing import IO, Any
 
 import polars as pl
 
+from elo_batch import columns as c
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.storage.formulas import neutralise
 
@@ -28,6 +29,25 @@ PARQUET: dict[str, Any] = {"compression": "zstd", "compression_level": 1, "stati
 ROW_GROUP_ROWS = 100_000
 _NO_ROOM = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG)
 _PROBE = 64 * 1024  # bytes of the write that tells a full disk (or quota) from another failure
+
+
+#: The tables whose Parquet files leave out ``period``: their partition folder (``period=YYYY-MM``) holds it
+#: (interface.md, "the audit's partition column"). The list and the rejected rows, a few rows a player or
+#: an input row, keep it; a CSV file keeps it always (a CSV scan has no partitions).
+PARTITION_ONLY = frozenset({"audit"})
+
+
+def in_file(name: str, frame: pl.DataFrame | pl.LazyFrame, fmt: Format) -> pl.DataFrame | pl.LazyFrame:
+    """The columns table ``name``'s file holds: ``frame`` without ``period`` for a Parquet file of a table of
+    :data:`PARTITION_ONLY` (readers given the table see the column from the folder's name), else ``frame``.
+
+    >>> audit = pl.DataFrame({"period": ["2025-10"], "player_id": ["A"]})
+    >>> in_file("audit", audit, "parquet").columns, in_file("audit", audit, "csv").columns
+    (['player_id'], ['period', 'player_id'])
+    """
+    if fmt == "parquet" and name in PARTITION_ONLY and c.PERIOD in frame.collect_schema().names():
+        return frame.drop(c.PERIOD)
+    return frame
 
 
 def csv_safe(frame: pl.DataFrame | pl.LazyFrame) -> Any:

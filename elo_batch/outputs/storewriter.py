@@ -29,7 +29,7 @@ import polars as pl
 from elo_batch import interrupts
 from elo_batch.choices import CsvFormulas, Format
 from elo_batch.errors import OutputError
-from elo_batch.outputs.encode import table_bytes
+from elo_batch.outputs.encode import in_file, table_bytes
 from elo_batch.storage.objectstore import HINT, first_line, join, obstore_module, split, store_errors
 
 
@@ -70,7 +70,9 @@ def write_period(
     try:
         for name, table in tables.items():
             key = join(prefix, name, f"period={period}", f"part-0.{fmt}")
-            objects[name] = _put_table(obstore, store, key, table=table, fmt=fmt, csv_formulas=csv_formulas)
+            objects[name] = _put_table(
+                obstore, store, key, table=in_file(name, table, fmt), fmt=fmt, csv_formulas=csv_formulas
+            )
             keys.add(key)
             written[name] = f"{root}/{name}/period={period}/part-0.{fmt}"
         manifest_key = join(prefix, "manifest", f"period={period}", "manifest.json")

@@ -31,7 +31,7 @@ from elo_batch.errors import OutputError, option
 from elo_batch.outputs import outlock, storewriter
 from elo_batch.outputs.atomic import FolderSwap
 from elo_batch.outputs.deltafiles import check_format
-from elo_batch.outputs.encode import write_table
+from elo_batch.outputs.encode import in_file, write_table
 from elo_batch.storage import objectstore
 
 TABLES = ("ratings", "audit", "rejected")
@@ -175,7 +175,7 @@ def _stage(
         target = swap.folder(f"{name}/period={period}") / f"part-0.{fmt}"
         written[name] = str(partition_dir(out, name, period) / target.name)
         with _naming(written[name]):
-            rows = write_table(frame, target, fmt, csv_formulas=csv_formulas)
+            rows = write_table(in_file(name, frame, fmt), target, fmt, csv_formulas=csv_formulas)
         objects[name] = {**_fingerprint(target), "rows": rows}
     manifest_file = swap.folder(f"manifest/period={period}") / "manifest.json"
     manifest = {**manifest, "outputs": dict(written), "objects": objects}
