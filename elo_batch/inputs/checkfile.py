@@ -5,7 +5,7 @@ A rejected row carries its column, value and reason (:data:`elo_batch.contract.s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -26,33 +26,15 @@ from elo_batch.contract.schemas import (
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.byvalue import ByValue
 from elo_batch.inputs.cellbound import bound_cells, cut, long_reason, too_long
-from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
 from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, PERIOD_PATTERN, RESULT_HINT, SCORE_HINT
+from elo_batch.inputs.raw import raw_json
 from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints
 
 #: The canonical rating columns, white's and black's.
 _RATINGS = (c.WHITE_RATING, c.BLACK_RATING)
-
-
-def raw_json(schema: pl.Schema, columns: list[str], names: Mapping[str, str] | None = None) -> pl.Expr:
-    """The ``raw`` of rejected rows: the input row as a JSON object of its values as text (see
-    :func:`elo_batch.inputs.cells.cell_text`), under the file's own (unescaped) names (``names``: held
-    name -> the file's own name where a column mapping renamed it); a text cell of a used column longer
-    than the limit cut (:func:`elo_batch.inputs.cellbound.cut`)."""
-    own = names or {}
-
-    def text(name: str) -> pl.Expr:
-        return (
-            cut(cell_text(schema, name))
-            if name in GAME_COLUMNS and schema[name] == pl.String
-            else cell_text(schema, name)
-        )
-
-    fields = [text(name).alias(own.get(name, unescape(name))) for name in columns]
-    return pl.struct(fields).struct.json_encode().alias(c.RAW)
 
 
 class _Cells:

@@ -31,6 +31,7 @@ from elo_batch.columns import SOURCE_ROW
 from elo_batch.errors import InputDataError
 from elo_batch.inputs import textfile
 from elo_batch.inputs.inputfile import held_names
+from elo_batch.inputs.raw import RAGGED_RAW_SCHEMA, WholeRows, fields_raw
 from elo_batch.storage.formulas import ID_COLUMNS, unescape, unescape_name
 
 #: Rows of a file read by Python's csv module (which polars splits otherwise) turned into a frame at a time.
@@ -128,10 +129,11 @@ def read_csv_file(file: textfile.Stored, encoding: str | None, columns: Collecti
     return CsvTable(frame, layout.written, text, layout.separator, blank)
 
 
-def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) -> pl.DataFrame:
-    """Whole rows of a CSV file, every column, as :func:`read_csv_file` reads them (cells trimmed),
-    with their ``source_row``; for the few rows whose every value is wanted after the file was read for
-    some columns only. The file is streamed and only these rows are kept.
+def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) -> WholeRows:
+    """Whole rows of a CSV file, for the ``raw`` of rows rejected after the file was read for some columns
+    only: the rows whose fields are the header's, every column, as :func:`read_csv_file` reads them (cells
+    trimmed), with their ``source_row``; the rows with more or fewer fields, as ``raw`` from their own
+    fields (:func:`elo_batch.inputs.raw.fields_raw`). The file is streamed and only these rows are kept.
 
     Raises:
         As :func:`read_csv_file`.
@@ -143,7 +145,72 @@ def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) 
             python = counts is None or counts["fields"].len() != layout.scan().select(pl.len()).collect().item()
         except pl.exceptions.PolarsError:  # as when the file was read
             python = True
-        return _trimmed(_whole_rows(layout, rows, python))
+        ragged = _ragged_rows(rows.cast(pl.Int64), counts, len(layout.header))
+        regular = rows.cast(pl.Int64).filter(~rows.cast(pl.Int64).is_in(ragged.implode()))
+        whole = _trimmed(_whole_rows(layout, regular, python)) if regular.len() else _no_rows(layout.header)
+        return WholeRows(whole, _ragged_raw(layout, ragged))
+
+
+def _no_rows(header: list[str]) -> pl.DataFrame:
+    """No whole rows (each row wanted is ragged): the file's columns and ``source_row``, not read again."""
+    return pl.DataFrame(schema={**dict.fromkeys(header, pl.String), SOURCE_ROW: pl.Int64})
+
+
+def _ragged_rows(rows: pl.Series, counts: dict[str, pl.Series] | None, width: int) -> pl.Series:
+    """Those of ``rows`` (source_row numbers) with more or fewer fields than the header's ``width``."""
+    if counts is None:  # Python's csv cannot read the file: every row is read as polars reads it
+        return rows.clear()
+    fields = counts["fields"]
+    known = rows.filter(rows.is_between(1, fields.len()))
+    return known.filter(~fields.gather(known - 1).is_in([0, width]).to_numpy())
+
+
+def _ragged_raw(layout: _Layout, rows: pl.Series) -> pl.DataFrame:
+    """The ``raw`` of rows ``rows`` (ragged ones) from their own fields, :data:`PYTHON_ROWS` rows at a
+    time: a line split at the separator where no field can be quoted, else Python's csv module."""
+    lines = _split_lines(layout, rows) if not layout.quoted else _csv_fields(layout, rows)
+    parts = [pl.DataFrame(schema=RAGGED_RAW_SCHEMA)]
+    for at in range(0, lines.height, PYTHON_ROWS):
+        parts.append(fields_raw(_long_fields(lines.slice(at, PYTHON_ROWS), layout.header), layout.header))
+    return pl.concat(parts)
+
+
+def _split_lines(layout: _Layout, rows: pl.Series) -> pl.DataFrame:
+    """Rows ``rows`` of a file without quotes: (``source_row``, ``fields``), a line per row, streamed."""
+    return (
+        _lines(layout)
+        .with_row_index(w.ROW_NUMBER)  # the header is line 0, as _line_counts counts
+        .filter(pl.col(w.ROW_NUMBER).cast(pl.Int64).is_in(rows.implode()))
+        .select(pl.col(w.ROW_NUMBER).cast(pl.Int64).alias(SOURCE_ROW), pl.col("line").str.split(layout.separator))
+        .collect(engine="streaming")
+        .rename({"line": "fields"})
+    )
+
+
+def _csv_fields(layout: _Layout, rows: pl.Series) -> pl.DataFrame:
+    """Rows ``rows`` as Python's csv module reads them: (``source_row``, ``fields``), streamed."""
+    wanted, numbers, fields, start = set(rows.to_list()), [], [], 1
+    for body in _python_rows(layout):
+        kept = [(number, row) for number, row in enumerate(body, start) if number in wanted]
+        numbers += [number for number, _ in kept]
+        fields += [row for _, row in kept]
+        start += len(body)
+    return pl.DataFrame(
+        {SOURCE_ROW: numbers, "fields": fields}, schema={SOURCE_ROW: pl.Int64, "fields": pl.List(pl.String)}
+    )
+
+
+def _long_fields(lines: pl.DataFrame, header: list[str]) -> pl.DataFrame:
+    """(``source_row``, ``fields``) as a row per field (:data:`elo_batch.inputs.raw.FIELDS_SCHEMA`), each
+    cell as :func:`_trimmed_column` keeps the cells of its column."""
+    names = pl.DataFrame({"field": range(1, len(header) + 1), "name": header}).cast({"field": pl.Int64})
+    fields = pl.col("fields")
+    long = (
+        lines.select(SOURCE_ROW, pl.int_ranges(1, fields.list.len() + 1).alias("field"), fields.alias("value"))
+        .explode("field", "value")
+        .join(names, on="field", how="left", maintain_order="left")
+    )
+    return long.select(SOURCE_ROW, "field", "name", _kept_cell(pl.col("value"), pl.col("name").is_in(ID_COLUMNS)))
 
 
 def _trimmed(whole: pl.DataFrame) -> pl.DataFrame:
@@ -411,9 +478,14 @@ def _changes(name: str) -> pl.Expr:
 
 def _trimmed_column(column: pl.Series) -> pl.Series:
     """One text column as :func:`_cells` makes it."""
-    raw = pl.col(column.name)
-    cell = raw.str.strip_chars() if column.name in ID_COLUMNS else unescape(raw.str.strip_chars())
-    return column.to_frame().select(pl.when(cell.str.len_bytes() > 0).then(cell).alias(column.name)).to_series()
+    return column.to_frame().select(_kept_cell(pl.col(column.name), pl.lit(column.name in ID_COLUMNS))).to_series()
+
+
+def _kept_cell(raw: pl.Expr, is_id: pl.Expr) -> pl.Expr:
+    """A cell as read kept: trimmed, a formula escape undone (not in an id), empty = null; named as ``raw``."""
+    cell = raw.str.strip_chars()
+    cell = pl.when(is_id).then(cell).otherwise(unescape(cell))
+    return pl.when(cell.str.len_bytes() > 0).then(cell).alias(raw.meta.output_name())
 
 
 def _ragged_reasons(frame: pl.DataFrame, layout: _Layout) -> pl.DataFrame:

@@ -31,6 +31,7 @@ from elo_batch.inputs.parquetfile import reading as reading
 from elo_batch.inputs.paths import CSV_SUFFIXES as CSV_SUFFIXES
 from elo_batch.inputs.paths import PARQUET_SUFFIXES, unreadable
 from elo_batch.inputs.paths import expand_paths as expand_paths
+from elo_batch.inputs.raw import WholeRows
 from elo_batch.inputs.textfile import EMPTY, no_header
 
 #: The names above that live in the modules the readers are made of, kept importable from here.
@@ -113,7 +114,7 @@ def read_table(
 
 def read_rows(
     source: str | FrameInput, rows: pl.Series, *, trim: bool = True, encoding: str | None = None
-) -> pl.DataFrame:
+) -> WholeRows:
     """Whole rows of a file (or frame), every column, as :func:`read_table` (:func:`read_frame`) reads them.
 
     For the few rows (rejected ones) whose every value is wanted after the file was read for some
@@ -126,7 +127,9 @@ def read_rows(
         encoding: As for :func:`read_table` (CSV).
 
     Returns:
-        Those rows in file order: the file's columns (held names), then ``source_row``.
+        Those rows in file order: the file's columns (held names), then ``source_row``; the rows of a CSV
+        file with more or fewer fields than its header apart, as ``raw`` from their own fields
+        (:class:`elo_batch.inputs.raw.WholeRows`).
 
     Raises:
         InputMissingError, InputDataError: as :func:`read_table`.
@@ -136,16 +139,16 @@ def read_rows(
     if isinstance(source, FrameInput):
         frame, _ = frame_columns(source, None)
         with running(source):
-            return frame_plan(frame, source, trim, rows=rows).drop(SOURCE_FILE).collect()
+            return WholeRows(frame_plan(frame, source, trim, rows=rows).drop(SOURCE_FILE).collect())
     path = source
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
         if head == b"PAR1":
-            return parquet_whole_rows(path, path, rows, trim=trim)
+            return WholeRows(parquet_whole_rows(path, path, rows, trim=trim))
         with textfile.stored(path) as stored:
             if path.lower().endswith(PARQUET_SUFFIXES) or stored.head == b"PAR1":
-                return parquet_whole_rows(stored.source, path, rows, trim=trim)
+                return WholeRows(parquet_whole_rows(stored.source, path, rows, trim=trim))
             return csvfile.read_csv_rows(stored, encoding, rows)
     except OSError as exc:
         raise unreadable(exc, path) from exc

@@ -21,12 +21,13 @@ from elo_batch.contract.names import READER_COLUMNS, escape
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ROWS_SCHEMA, REJECTED_SCHEMA
 from elo_batch.contract.tables import GamesInput, InputFile
 from elo_batch.inputs.cellbound import cut
-from elo_batch.inputs.checkfile import check_file, raw_json
+from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.duplicates import mark_duplicates
 from elo_batch.inputs.frames import running
 from elo_batch.inputs.gamerules import GAME_COLUMNS
 from elo_batch.inputs.gamerules import RESULT_HINT as RESULT_HINT
 from elo_batch.inputs.panics import quiet_panics
+from elo_batch.inputs.raw import raw_json
 from elo_batch.inputs.readers import (
     PARQUET_ERRORS,
     PARQUET_SUFFIXES,
@@ -132,7 +133,7 @@ class _Reader:
                 events = [attributes.collect(engine="streaming")] if attributes is not None else []
                 return _FileRows(info, good, bad_rows, missing, events)
             good_rows, bad_rows, *events = pl.collect_all([good, bad, *([] if attributes is None else [attributes])])
-            if bad_rows.height and not set(info.columns) <= set(frame.columns):  # columns not read: whole rows
+            if bad_rows.height and _partial(frame, info):
                 bad_rows = _whole_raw(bad_rows, source, self.encoding)
         return _FileRows(info, good_rows, bad_rows, missing, events)
 
@@ -233,12 +234,28 @@ def _parquet_rows(path: str) -> int:
         return 0
 
 
+def _partial(frame: pl.DataFrame | pl.LazyFrame, info: InputFile) -> bool:
+    """Whether the rows read are not whole rows: columns not read, or a CSV file's ragged rows (read to
+    the header's width; their ``raw`` holds the fields they have)."""
+    names = frame.collect_schema().names()
+    return not set(info.columns) <= set(names) or w.RAGGED in names
+
+
 def _whole_raw(rejected: pl.DataFrame, source: str | FrameInput, encoding: str | None) -> pl.DataFrame:
-    """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column."""
-    whole = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding, trim=False)
+    """Rejected rows of a file (or frame) read for some columns only, with ``raw`` made from every column
+    (from its own fields, a ragged row's: :func:`elo_batch.inputs.raw.fields_raw`)."""
+    rows = read_rows(source, rejected[c.SOURCE_ROW], encoding=encoding, trim=False)
+    if rows.frame.is_empty():  # every row a ragged one: no object of the header's width is built
+        return _with_raw(rejected, rows.ragged)
+    whole = rows.frame
     texts = [name for name, dtype in whole.schema.items() if dtype == pl.String]  # trimmed, as the checks trim;
     whole = whole.with_columns(  # a long cell of a used column cut first (not copied whole)
         (cut(pl.col(name)) if name in GAME_COLUMNS else pl.col(name)).str.strip_chars() for name in texts
     )
     raw = whole.select(c.SOURCE_ROW, raw_json(whole.schema, [n for n in whole.columns if n != c.SOURCE_ROW]))
+    return _with_raw(rejected, pl.concat([raw, rows.ragged]))
+
+
+def _with_raw(rejected: pl.DataFrame, raw: pl.DataFrame) -> pl.DataFrame:
+    """``rejected`` with its ``raw`` from ``raw`` (``source_row``, ``raw``)."""
     return rejected.drop(c.RAW).join(raw, on=c.SOURCE_ROW, how="left", maintain_order="left").select(rejected.columns)
