@@ -116,8 +116,8 @@ def _value(option: Any) -> str:
         low = "" if kind.min is None else f"{kind.min} <= "
         high = "" if kind.max is None else f" <= {kind.max}"
         return f"{word} ({low}x{high})" if low or high else word
-    if option.metavar:
-        return f"`{_cell(option.metavar)}`"
+    if option.metavar:  # N|P%: each form as code (a pipe escaped inside code would show its backslash)
+        return " \\| ".join(f"`{form}`" for form in option.metavar.split("|"))
     return {"INT": "integer", "FLOAT": "number", "BOOL": "true/false"}.get(kind.name.upper(), "text")
 
 
