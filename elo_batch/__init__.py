@@ -1,6 +1,6 @@
 """elo-batch: FIDE rating changes for whole populations of players at once.
 
-The public API (everything in ``__all__``; see the README section "Python API")::
+The public API (everything in ``__all__``; see docs/reference/api.md)::
 
     import elo_batch
 

@@ -70,12 +70,14 @@ def run(
     each period is rated from the list the previous one produced and written atomically.
 
     Args:
-        games, ratings, options, keywords: As :func:`rate_periods` (``bands`` a path here): without
-            ``ratings`` (not even None) and without a game-row rating in the periods, NoRatingSourceError
-            before anything is written.
+        games: As :func:`rate_periods`.
+        ratings: As :func:`rate_periods`: without ``ratings`` (not even None) and without a game-row
+            rating in the periods, NoRatingSourceError before anything is written.
         period: A month ``YYYY-MM`` or a range ``YYYY-MM..YYYY-MM``.
         out: Output folder (created if missing), or an object-store URI (``s3://bucket/prefix``).
-        format, table_format, csv_formulas: As :func:`write_period`.
+        format: As :func:`write_period`.
+        table_format: As :func:`write_period`.
+        csv_formulas: As :func:`write_period`.
         duckdb: Also load each period into this DuckDB file (tables ratings, audit, rejected),
             committed together with the partitions.
         lock_timeout: Seconds to wait while another writer holds the lock of ``out`` (0: do not wait).
@@ -89,16 +91,19 @@ def run(
         spark_master: With ``engine="spark"``, when no Spark session is active in this process: the
             master of the one started (``local[2]``, ``spark://host:7077``, ``yarn``); None: the
             environment's (``spark-submit``), else ``local[*]``.
+        options: As :func:`rate_periods`.
+        **keywords: As :func:`rate_periods` (``bands`` a path here).
 
     Returns:
         One summary per period, in order.
 
     Raises:
-        As :func:`rate_periods` and :func:`write_period`; OutputError also when another writer held the
-        lock of ``out`` for longer than ``lock_timeout``; UsageError when ``lock_timeout`` is not a number
-        of seconds of at least 0, for an engine's option without that engine, or pyspark missing with
-        ``engine="spark"``; TypeError when ``duckdb`` is not a path or a callback not callable (checked
-        before anything is read or written).
+        EloBatchError: As :func:`rate_periods` and :func:`write_period`.
+        OutputError: Also when another writer held the lock of ``out`` for longer than ``lock_timeout``.
+        UsageError: Also when ``lock_timeout`` is not a number of seconds of at least 0, for an engine's
+            option without that engine, or pyspark missing with ``engine="spark"``.
+        TypeError: ``duckdb`` is not a path or a callback not callable (checked before anything is read
+            or written).
     """
     chosen = run_options("run", options, keywords)
     target = path_arg(out, "out")
@@ -240,16 +245,19 @@ def rate_periods(
     the iterator reaches it.
 
     Args:
-        games, ratings, options, keywords: As :func:`rate_period` (a Spark DataFrame of games is rated
-            by the Spark engine, each month with Spark frames); ``ratings`` is the list in force before
-            the first month.
+        games: As :func:`rate_period` (a Spark DataFrame of games is rated by the Spark engine, each
+            month with Spark frames).
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
+        ratings: As :func:`rate_period`: the list in force before the first month.
+        options: As :func:`rate_period`.
+        **keywords: As :func:`rate_period`.
 
     Returns:
         One :class:`PeriodResult` per month, in order.
 
     Raises:
-        As :func:`rate_period`.
+        EloBatchError: As :func:`rate_period`.
+        TypeError: As :func:`rate_period`.
     """
     chosen = _options("rate_periods", games, options=options, keywords=keywords)
     return _rate(games, ratings, chosen.config(given(periods, "periods"), name="periods"), options=chosen)
@@ -337,18 +345,22 @@ def validate(
     """Check the inputs as ``elo-batch validate`` does, writing nothing.
 
     Args:
-        games, ratings, options, keywords: As :func:`rate_period` (``strict`` and ``max_rejected``
-            aside: rejected rows are reported, not raised; without ``ratings``, the rows of ``period``
-            must carry a rating, as for :func:`rate_period`).
+        games: As :func:`rate_period`.
+        ratings: As :func:`rate_period` (without ``ratings``, the rows of ``period`` must carry a
+            rating, as for :func:`rate_period`).
         period: A month or a range: those months are also rated in memory, and the report holds the
             counts ``run`` would write. None: every row of every period is checked.
         on_progress: Called before each step with (what is being done, steps done, steps in all).
+        options: As :func:`rate_period`.
+        **keywords: As :func:`rate_period` (``strict`` and ``max_rejected`` aside: rejected rows are
+            reported, not raised).
 
     Returns:
         The report: rejected rows, rows read, per-period summaries or usable rows per period, warnings.
 
     Raises:
-        As :func:`rate_period`, except StrictRejectError.
+        EloBatchError: As :func:`rate_period`, except StrictRejectError.
+        TypeError: As :func:`rate_period`.
     """
     chosen = run_options("validate", options, keywords, leave_out=("strict",))
     callback_arg(on_progress, "on_progress")

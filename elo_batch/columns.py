@@ -12,13 +12,13 @@ WHITE_ID = "white_id"  # player id, text
 BLACK_ID = "black_id"  # player id, text
 RESULT = "result"  # 1-0, 0-1, 1/2-1/2 (and variants), forfeits +-- --+ +- -+ --
 DATE = "date"  # ISO date or date-time; the local date as written decides the month
-PERIOD = "period"  # YYYY-MM the game is rated in; overrides date
+PERIOD = "period"  # YYYY-MM: the period a game is rated in (overrides date); in the outputs the period rated
 GAME_ID = "game_id"  # unique id of the game
-EVENT_ID = "event_id"  # tournament
+EVENT_ID = "event_id"  # the event (tournament or match) the game belongs to
 ROUND = "round"  # round within the tournament
 BOARD = "board"  # board within the round (optional, text): tells games of one round apart
 WHITE_RATING = "white_rating"  # rating used for this game (rating points)
-BLACK_RATING = "black_rating"
+BLACK_RATING = "black_rating"  # as white_rating, for black
 
 # --- event attributes: columns of the games file, or of an events file (one row per event_id) ---
 EVENT_TYPE = "event_type"  # tournament (default) | match
@@ -32,23 +32,23 @@ TOURNAMENT = "tournament"
 MATCH = "match"
 
 # --- games file, one-sided shape (a player's results against opponents known by rating) ----------
-PLAYER_ID = "player_id"
-OPPONENT_ID = "opponent_id"
-PLAYER_RATING = "player_rating"
-OPPONENT_RATING = "opponent_rating"
-SCORE = "score"  # 1, 0.5, 0
+PLAYER_ID = "player_id"  # player id, text: a one-sided row's player, a list's player, the player of an output row
+OPPONENT_ID = "opponent_id"  # the opponent's id (optional in one-sided rows); in the audit the other side
+PLAYER_RATING = "player_rating"  # the player's rating used for this game (one-sided rows)
+OPPONENT_RATING = "opponent_rating"  # the opponent's rating (one-sided rows); in the audit the one used
+SCORE = "score"  # points: 1, 0.5, 0 of a one-sided row or an audit side; in ratings the period's total
 
 TWO_SIDED_REQUIRED = (WHITE_ID, BLACK_ID, RESULT)
 ONE_SIDED_REQUIRED = (PLAYER_ID, OPPONENT_RATING)
 
 # --- rating list (one row per player) ---------------------------------------------------------
-RATING = "rating"  # rating points; empty = unrated
-K = "k"  # K printed on the list
-BIRTH_YEAR = "birth_year"
+RATING = "rating"  # rating points: the list's (empty = unrated); in ratings the new one, in the audit the one used
+K = "k"  # K printed on the list; in ratings the K of the next list
+BIRTH_YEAR = "birth_year"  # year of birth (the junior K: list year - birth year <= 18)
 GAMES_TOTAL = "games_total"  # rated games so far
 REACHED_2400 = "reached_2400"  # a published rating once reached 2400 (K 10 for good)
 REACHED_2300 = "reached_2300"  # a published rating once reached 2300 (ends the junior K 40)
-PENDING = "pending"  # an unrated player's games waiting for a first rating (see lifecycle.py)
+PENDING = "pending"  # an unrated player's games waiting for a first rating (text: see contract/pending.py)
 STANDARD_RATING = "standard_rating"  # rapid and blitz lists: the player's standard rating (R&B 7.2.1)
 
 LIST_STATE = (K, BIRTH_YEAR, GAMES_TOTAL, REACHED_2400, REACHED_2300, PENDING)
@@ -60,7 +60,7 @@ ADJUSTMENT = "adjustment"  # points a one-time list change added (compression 20
 BAND = "band"  # approximate strength label of the new rating (rules/bands.csv or --bands), never a title
 K_USED = "k_used"  # K applied this period, after the 700 rule
 GAMES = "games"  # rated games this period (n)
-EXPECTED_SCORE = "expected_score"  # sum of PD over the period's rated games, points
+EXPECTED_SCORE = "expected_score"  # PD, points: in the audit the game side's, in ratings the sum over its rated games
 STATUS = "status"  # rated | new | unrated
 PERFORMANCE_RATING = "performance_rating"  # Rp = Ra + dp, Title Regulations 1.4.8
 OPPONENTS_AVERAGE = "opponents_average"  # Ra, rounded half up
@@ -89,14 +89,14 @@ RATINGS_OUTPUT = (
 )
 
 # audit: one row per game and side considered
-SOURCE_FILE = "source_file"
+SOURCE_FILE = "source_file"  # the input file of the row (for a frame its source_name, else null)
 SOURCE_ROW = "source_row"  # 1-based data row in the source file (header not counted)
 COLOUR = "colour"  # white | black | null (one-sided rows)
 RATING_DIFF = "rating_diff"  # D after the 400-point rule, points
 CAPPED = "capped"  # the 400-point rule changed D for this side
 K_CHANGE = "k_change"  # k_used x (score - expected), unrounded, points
-COUNTED = "counted"
-REASON = "reason"
+COUNTED = "counted"  # true: the side counts in the player's change; false: reason says why not
+REASON = "reason"  # audit: why a side does not count (the values below); rejected: why the row was
 EVENT_RULE = "event_rule"  # the event rule that decided this side (a RULE_* value below; null: none)
 
 AUDIT_OUTPUT = (
@@ -131,14 +131,14 @@ RAW = "raw"  # the whole input row as a JSON object of its original values
 REJECTED_OUTPUT = (PERIOD, SOURCE_FILE, SOURCE_ROW, COLUMN, VALUE, REASON, RAW)
 
 # --- audit reasons (not counted) --------------------------------------------------------------
-FORFEIT = "forfeit"
-UNRATED_OPPONENT = "unrated opponent"
+FORFEIT = "forfeit"  # B.02 5.1: an unplayed game is not rated
+UNRATED_OPPONENT = "unrated opponent"  # a rated player's game against an unrated one (B.02 8.3.1)
 UNRATED_PLAYER = "unrated player"  # a rule set without initial ratings (elo)
-DUPLICATE_ROW = "duplicate row"
-PENDING_FIRST_RATING = "pending first rating"
-FIRST_EVENT_ZERO = "first event scored zero"
-GAP_600 = "rating gap 600+ with a player above 2600"
-OUTSIDE_WINDOW = "pooled games older than 26 months"
+DUPLICATE_ROW = "duplicate row"  # a repeat of an earlier row of the same game: it counts once
+PENDING_FIRST_RATING = "pending first rating"  # an unrated player's game, pooled (B.02 7.1.4, 8.2)
+FIRST_EVENT_ZERO = "first event scored zero"  # B.02 8.2.1: that event is disregarded
+GAP_600 = "rating gap 600+ with a player above 2600"  # rapid and blitz from 2024-12 (R&B 7.3.1)
+OUTSIDE_WINDOW = "pooled games older than 26 months"  # B.02 7.1.4: a pool spans at most 26 months
 MATCH_UNRATED_PLAYER = "match with an unrated player"  # B.02 6.1
 MATCH_DECIDED = "played after the match was decided"  # B.02 6.2
 UNRATED_AT_START = "opponent unrated at the event's start"  # B.02 8.2.4
@@ -146,9 +146,9 @@ UNRATED_AT_START = "opponent unrated at the event's start"  # B.02 8.2.4
 # --- audit event_rule values: the event rule that decided a game side (B.02 clauses) -------------
 RULE_MATCH_UNRATED = "6.1 match with an unrated player"  # not rated, either side
 RULE_MATCH_DECIDED = "6.2 after the match was decided"  # not rated, either side
-RULE_MATCH_WAIVER = "6.2 waiver: rated after the match was decided"
+RULE_MATCH_WAIVER = "6.2 waiver: rated after the match was decided"  # rated (rate_all_games)
 RULE_START_LIST = "ratings of the list at the event's start"  # a range rated the event's start month
-RULE_CLOSING_DATE = "7.1.3 closing date: rated after the month of play"
+RULE_CLOSING_DATE = "7.1.3 closing date: rated after the month of play"  # by event: it ended after the closing date
 RULE_EVENT_PERIOD = "event period"  # the event's own period placed the row
 RULE_OPPONENT_LATE = "8.2.4 opponent unrated at the event's start"  # not counted
-RULE_RATED_FOR_HIMSELF = "8.2.4 rated for himself, unrated for his opponents"
+RULE_RATED_FOR_HIMSELF = "8.2.4 rated for himself, unrated for his opponents"  # counted for himself

@@ -46,7 +46,7 @@ class RuleChoices:
             ``strict``. Normalised to an int or a ``"P%"`` text (see :func:`parse_max_rejected`).
         period_by: ``date``: a game's ``period``, else its date, decides its month; ``event``: an event
             is rated whole, in its own period, else in the period its last day falls in by the
-            closing-date rule (B.02 7.1.3), with the ratings of its start (see README, Events).
+            closing-date rule (B.02 7.1.3), with the ratings of its start (docs/guides/events.md).
     """
 
     rules: RulesName = "fide"

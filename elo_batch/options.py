@@ -48,11 +48,12 @@ class RunOptions(RuleChoices):
     """How a run reads, checks and rates its games: every option of ``run`` and ``validate`` but the
     periods, the inputs and where the outputs go. Each value is checked when the options are made.
 
+    How the games are checked and rated (``rules``, ``rule_set``, ``list_kind``, ``expected``, ``cap_400``,
+    ``k``, ``rule_700``, ``rounding``, ``strict``, ``chunk_rows``, ``max_rejected``, ``period_by``) are the
+    fields of :class:`elo_batch.config.RuleChoices`, where they are declared; ``expected``, ``rule_700``
+    and ``rounding`` None: the rule set's.
+
     Attributes:
-        rules, rule_set, list_kind, expected, cap_400, k, rule_700, rounding, strict, chunk_rows,
-            max_rejected, period_by: How the games are checked and rated (see
-            :class:`elo_batch.config.RuleChoices`, where they are declared); ``expected``, ``rule_700`` and
-            ``rounding`` None: the rule set's.
         bands: The band table of the new list's ``band``: a CSV or Parquet path, or a polars DataFrame
             with columns ``band`` and ``min_rating``; None: ``elo_batch/rules/bands.csv``.
         encoding: Force the text encoding of CSV inputs; None: detect it.

@@ -51,9 +51,10 @@ def rate_period(
             polars DataFrame or LazyFrame, a pyarrow Table, or paths; None: no list (ratings from the game
             rows); not passed: as None, but refused when no game row of the period carries a rating
             (:class:`~elo_batch.errors.NoRatingSourceError`), as :func:`elo_batch.rate_period` does.
-        options, keywords: As for :func:`elo_batch.rate_period`, but ``chunk_rows`` (Spark's partitions
-            are the chunks); ``encoding`` applies to a rating list given as a CSV file; ``events`` may be
-            a Spark DataFrame too (collected: one row per event).
+        options: As for :func:`elo_batch.rate_period`.
+        **keywords: As for :func:`elo_batch.rate_period`, but ``chunk_rows`` (Spark's partitions are the
+            chunks); ``encoding`` applies to a rating list given as a CSV file; ``events`` may be a Spark
+            DataFrame too (collected: one row per event).
 
     Returns:
         The period's new list, audit and rejected rows as Spark frames, its counts and warnings.
@@ -83,14 +84,18 @@ def rate_periods(
     rated when the iterator reaches it.
 
     Args:
-        games, ratings, options, keywords: As :func:`rate_period`.
+        games: As :func:`rate_period`.
         periods: ``YYYY-MM..YYYY-MM`` (both ends included), or one month.
+        ratings: As :func:`rate_period`: the list in force before the first month.
+        options: As :func:`rate_period`.
+        **keywords: As :func:`rate_period`.
 
     Returns:
         One :class:`SparkPeriodResult` per month, in order.
 
     Raises:
-        As :func:`rate_period`.
+        EloBatchError: As :func:`rate_period`.
+        TypeError: As :func:`rate_period`.
     """
     chosen = _options("elo_batch.spark.rate_periods", games, options=options, keywords=keywords)
     return api.rate_periods(games, periods=periods, ratings=ratings, options=chosen)

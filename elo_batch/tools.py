@@ -44,13 +44,18 @@ def rate_game(
     """One game, as ``elo-batch game`` shows it: both players' expected score, change and new rating.
 
     Args:
-        rating_a, rating_b: The players' ratings (the list in force).
+        rating_a: Player A's rating (the list in force).
+        rating_b: Player B's rating (the list in force).
         result: A's score (``1``, ``0.5``, ``0``, or text such as ``"1/2"``); None: only A's table of a
             win, a draw and a loss.
         k: A's K (also B's unless ``k_b``); default: the rule set's fixed K, else 20.
         k_b: B's K (default: A's).
         period: The month whose rules apply, ``YYYY-MM`` (default: this month).
-        rules, rule_set, expected, cap_400, rounding: As :func:`elo_batch.rate_period`.
+        rules: As :func:`elo_batch.rate_period`.
+        rule_set: As :func:`elo_batch.rate_period`.
+        expected: As :func:`elo_batch.rate_period`.
+        cap_400: As :func:`elo_batch.rate_period`.
+        rounding: As :func:`elo_batch.rate_period`.
 
     Returns:
         The game (:class:`elo_batch.engine.calculator.GameResult`).
@@ -105,8 +110,13 @@ def rate_tournament(
         results: Lines ``opponent_rating | result``: as text, as bytes (decoded as every input is), a
             file's path, or a binary stream (standard input; refused when it is a terminal).
         k: The player's K (default: the rule set's fixed K, else 20).
-        period, rules, rule_set, expected, cap_400, rounding: As :func:`rate_game`.
+        period: As :func:`rate_game`.
+        rules: As :func:`rate_game`.
+        rule_set: As :func:`rate_game`.
+        expected: As :func:`rate_game`.
+        cap_400: As :func:`rate_game`.
         rule_700: False: do not reduce K when K x n > 700.
+        rounding: As :func:`rate_game`.
 
     Returns:
         The event (:class:`elo_batch.engine.calculator.TournamentResult`).

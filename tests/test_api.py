@@ -534,23 +534,23 @@ def test_write_period_names_out_when_it_is_a_file(tmp_path: Path) -> None:
     assert raised.value.exit_code == 73
 
 
-# --- the README's example runs ---------------------------------------------------------------------
+# --- the documentation's Python API example runs (docs/getting-started.md) ----------------------------
 
 
 def _readme_example() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("\n## Python API\n") :]
+    text = (ROOT / "docs" / "getting-started.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## The Python API\n") :]
     start = section.index("```python\n") + len("```python\n")
     return section[start : section.index("\n```", start)]
 
 
-def test_the_readme_python_api_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_getting_started_python_api_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "sample_data").mkdir()
     for path in (US_GAMES, US_LIST):
         (tmp_path / "sample_data" / path.name).write_bytes(path.read_bytes())
     monkeypatch.chdir(tmp_path)
 
-    exec(compile(_readme_example(), "README.md", "exec"), {})
+    exec(compile(_readme_example(), "docs/getting-started.md", "exec"), {})
 
     assert (
         read_table(tmp_path / "out", "ratings", "2025-10").filter(pl.col("player_id") == 30953499)["rating"].item()

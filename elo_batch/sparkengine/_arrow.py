@@ -135,7 +135,7 @@ def job() -> Iterator[None]:
             raise
         raise UsageError(
             "the Spark executors cannot import elo_batch: their Python workers do not see the driver's sys.path",
-            hint="install the same elo-batch on every executor (a wheel or a cluster library: README, "
+            hint="install the same elo-batch on every executor (a wheel or a cluster library: docs/guides/spark.md, "
             "'On a cluster'), or point spark.pyspark.python at a Python that has it.",
         ) from None
 

@@ -132,7 +132,7 @@ def session(master: str | None) -> SparkSession:
     """The Spark session: the one active in this process, else a new one on ``master``.
 
     A local master runs the Python workers with this interpreter (they import elo-batch from the
-    environment it is installed in); a cluster's executors need elo-batch installed (README, "On a
+    environment it is installed in); a cluster's executors need elo-batch installed (docs/guides/spark.md, "On a
     cluster"). A session started here has its JVM's stderr read into the logger ``elo_batch.spark``, one
     record a line (:mod:`elo_batch.sparkengine._jvm`), and no console progress bar; under ``spark-submit``, or
     with a JVM this process started before, Spark's stderr is left as it is.
