@@ -138,6 +138,21 @@ def test_openlineage_config_names_the_file_and_a_range_counts_every_period(
     assert complete["run"]["facets"]["nominalTime"]["nominalEndTime"].startswith("2025-12-01T00:00:00")
 
 
+def test_last_months_list_read_from_out_is_the_table_the_run_before_wrote(openlineage, cli, place: Path) -> None:
+    _file_transport(place / "openlineage.yml", place / "events.jsonl")
+    out = place / "out"
+    assert _run_sample(cli, out).exit_code == 0
+    assert cli("run", GAMES, "--ratings", out / "ratings", "--period", "2025-11", "--out", out).exit_code == 0
+    _, first, _, second = _events(place / "events.jsonl")
+    assert first["run"]["runId"] != second["run"]["runId"]
+    written = {d["name"] for d in first["outputs"]}
+    read = [d["name"] for d in second["inputs"]]
+    assert read == [str(GAMES), str(out / "ratings")]
+    assert read[1] in written
+    statistics = second["inputs"][1]["inputFacets"]["inputStatistics"]
+    assert statistics["rowCount"] == _manifest(out, "2025-11")["inputs"]["ratings"]["rows"] == 12
+
+
 def test_a_failing_run_gives_start_and_fail_with_the_exit_code(openlineage, cli, place: Path) -> None:
     _file_transport(place / "openlineage.yml", place / "events.jsonl")
     games = write_csv(place / "bad.csv", "date,white_id,black_id,result\n2025-10-03,A,B,2-0")
@@ -152,6 +167,36 @@ def test_a_failing_run_gives_start_and_fail_with_the_exit_code(openlineage, cli,
     assert facets["errorMessage"]["programmingLanguage"] == "python"
     assert "stackTrace" not in facets["errorMessage"]  # a user's mistake has no traceback
     assert fail["inputs"] == [] and not (place / "out" / "ratings").exists()
+
+
+def _stop(error: BaseException):
+    def on_period(summary) -> None:
+        raise error
+
+    return on_period
+
+
+@pytest.mark.parametrize(
+    ("error", "state", "code"), [(RuntimeError("boom"), "FAIL", 70), (KeyboardInterrupt(), "ABORT", None)]
+)
+def test_a_run_stopped_after_a_period_reports_what_it_wrote(
+    openlineage, place: Path, error: BaseException, state: str, code: int | None
+) -> None:
+    _file_transport(place / "openlineage.yml", place / "events.jsonl")
+    out = place / "out"
+    with pytest.raises(type(error)):
+        elo_batch.run(GAMES, ratings=LIST, period="2025-10..2025-11", out=out, on_period=_stop(error))
+    start, end = _events(place / "events.jsonl")
+    assert (start["eventType"], end["eventType"]) == ("START", state)
+    facets = end["run"]["facets"]
+    assert [p["period"] for p in facets["elo_batch"]["periods"]] == ["2025-10"]  # written before the stop
+    assert facets["elo_batch"].get("exitCode") == code
+    if code == 70:  # a fault of elo-batch: its stack trace
+        assert facets["errorMessage"]["message"] == "RuntimeError: boom"
+        assert "Traceback (most recent call last)" in facets["errorMessage"]["stackTrace"]
+    else:
+        assert "errorMessage" not in facets
+    assert [d["name"] for d in end["inputs"]] == [str(GAMES), str(LIST)]
 
 
 def _closed_port() -> int:

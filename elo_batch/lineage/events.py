@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import re
 import traceback
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -45,6 +46,8 @@ JOB_NAME = "elo_batch.run"
 DEFAULT_NAMESPACE = "elo-batch"
 #: The tables a run writes under OUT, one dataset each.
 TABLES = ("ratings", "audit", "rejected")
+#: A file of a table's period partition: the table is the folder above ``period=YYYY-MM``.
+PARTITION_FILE = re.compile(r"^(.+?)[/\\]period=\d{4}-\d{2}[/\\][^/\\]+$")
 #: Seconds the client may take to send what it holds when the run ends (asynchronous transports).
 CLOSE_TIMEOUT = 5.0
 
@@ -241,8 +244,19 @@ def _inputs(written: Iterable[Written]) -> list[InputDataset]:
     return list(seen.values())
 
 
+def table_of(path: str) -> str:
+    """The table a file of a hive partition belongs to (the list a run before wrote under OUT: the same
+    dataset as that run's output); any other path as it is.
+
+    >>> table_of("/data/elo/ratings/period=2025-10/part-0.parquet"), table_of("lists/ratings-2025-10.csv")
+    ('/data/elo/ratings', 'lists/ratings-2025-10.csv')
+    """
+    match = PARTITION_FILE.match(path)
+    return match.group(1) if match else path
+
+
 def _input(record: Mapping[str, Any]) -> InputDataset:
-    namespace, name = dataset_name(record["path"])
+    namespace, name = dataset_name(table_of(record["path"]))
     version = dataset_version_dataset.DatasetVersionDatasetFacet(datasetVersion=record["sha256"], producer=PRODUCER)
     statistics = input_statistics_input_dataset.InputStatisticsInputDatasetFacet(
         rowCount=record["rows"], size=record["size"], fileCount=1, producer=PRODUCER
