@@ -213,7 +213,7 @@ def test_a_collector_down_warns_once_and_the_run_still_succeeds(
     monkeypatch.setenv("OPENLINEAGE__TRANSPORT__RETRY", '{"total": 0, "connect": 0, "read": 0}')
     result = _run_sample(cli, place / "out")
     assert result.exit_code == 0
-    assert result.stderr.count("OpenLineage (configured by OPENLINEAGE__TRANSPORT__") == 1
+    assert result.stderr.count("OpenLineage (configured by OPENLINEAGE__TRANSPORT__TYPE): ConnectionError") == 1
     assert "this run emits no more lineage events (the rating goes on)" in result.stderr
     assert _manifest(place / "out", "2025-10")["counts"]["counted"] == 66
 
@@ -252,6 +252,8 @@ def test_configuration_is_found_in_the_clients_order(place: Path) -> None:
     assert configuration({"OPENLINEAGE_DISABLED": "TRUE"}, cwd=place, home=home) is None
     assert configuration({}, cwd=home, home=place / "nowhere") is None
     nowhere = place / "nowhere"
-    assert configuration({"OPENLINEAGE__TRANSPORT__TYPE": "console"}, cwd=nowhere, home=nowhere) == (
-        "OPENLINEAGE__TRANSPORT__TYPE"
+    variables = {"OPENLINEAGE__TRANSPORT__URL": "http://x", "OPENLINEAGE__TRANSPORT__TYPE": "http"}
+    assert configuration(variables, cwd=nowhere, home=nowhere) == "OPENLINEAGE__TRANSPORT__TYPE"
+    assert configuration({"OPENLINEAGE__TRANSPORT__URL": "x"}, cwd=nowhere, home=nowhere) == (
+        "OPENLINEAGE__TRANSPORT__URL"
     )

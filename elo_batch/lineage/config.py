@@ -29,7 +29,8 @@ def configuration(
         home: The home folder (None: ``~``).
 
     Returns:
-        The file found, or the variable that configures it (for messages); None: not configured.
+        The file found, or the variable that configures it (for messages: ``OPENLINEAGE__TRANSPORT__TYPE``
+        where it is set); None: not configured.
 
     >>> configuration({"OPENLINEAGE_URL": "http://marquez:5000"}, cwd=Path("/nowhere"), home=Path("/nowhere"))
     'OPENLINEAGE_URL'
@@ -46,4 +47,5 @@ def configuration(
             return str(file)
     if env.get("OPENLINEAGE_URL"):
         return "OPENLINEAGE_URL"
-    return next((name for name in sorted(env) if name.startswith(TRANSPORT_VARIABLES)), None)
+    transport = sorted(name for name in env if name.startswith(TRANSPORT_VARIABLES))
+    return (TRANSPORT_VARIABLES + "TYPE") if TRANSPORT_VARIABLES + "TYPE" in transport else next(iter(transport), None)
