@@ -67,7 +67,9 @@ def run(
     (waiting up to ``lock_timeout`` seconds for another writer) and a killed run's leftovers recovered
     before any input is read, so a list read from ``out`` (last month's) is a committed one; every
     input is read and checked, and the strict checks run, before anything is rated or written; then
-    each period is rated from the list the previous one produced and written atomically.
+    each period is rated from the list the previous one produced and written atomically. Where
+    OpenLineage is configured (``OPENLINEAGE_CONFIG``, ``openlineage.yml``; ``elo-batch[lineage]``), the
+    run emits its START and COMPLETE or FAIL events (docs/guides/lineage.md).
 
     Args:
         games: As :func:`rate_periods`.

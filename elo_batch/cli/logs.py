@@ -213,13 +213,14 @@ class _StderrLines(logging.Handler):
 
 
 _HANDLER = _StderrLines()
-_ROUTED = ("elo_batch", "py.warnings")
+_ROUTED = ("elo_batch", "py.warnings", "openlineage")  # openlineage: its client's warnings (docs/guides/lineage.md)
 
 
 def route_logs(log_format: LogFormat) -> None:
-    """Print the library's log records (logger ``elo_batch``: Spark's JVM lines, ``elo_batch.spark``) at
-    warning and above on stderr in ``log_format``; with json, Python's warnings too, as ``log`` events,
-    so that every line on stderr is one JSON object. Idempotent: each command sets the format again."""
+    """Print the library's log records (logger ``elo_batch``: Spark's JVM lines, ``elo_batch.spark``; and
+    OpenLineage's client, logger ``openlineage``, where a run emits lineage events) at warning and above
+    on stderr in ``log_format``; with json, Python's warnings too, as ``log`` events, so that every line
+    on stderr is one JSON object. Idempotent: each command sets the format again."""
     _HANDLER.log_format = log_format
     for name in _ROUTED:
         logger = logging.getLogger(name)

@@ -24,6 +24,7 @@ from elo_batch.job import pipeline, sanity
 from elo_batch.job.guards import Reason, rejected_reasons
 from elo_batch.job.reading import Engine, rejected_in_run
 from elo_batch.job.writing import Output, write_result
+from elo_batch.lineage import tracking
 from elo_batch.outputs import atomic, delta, outlock, warehouse
 from elo_batch.outputs.writers import check_writable
 from elo_batch.storage import objectstore
@@ -163,7 +164,7 @@ def run(
             another writer held the lock of ``out`` for longer than ``lock_timeout``.
     """
     out = objectstore.local_path(out)  # a file: URL is the folder it names
-    with contextlib.ExitStack() as held:
+    with tracking.tracked(out, config.periods) as on_written, contextlib.ExitStack() as held:
 
         def hold() -> None:  # out's lock, leftovers recovered; once more when out is created (then a no-op)
             if not objectstore.is_object_store(out) and Path(out).is_dir():
@@ -175,7 +176,7 @@ def run(
         where = engine if engine is not None else pipeline.LocalEngine()
         chosen = output or Output()
         return _run(sources, config=config, out=out, output=chosen, hold=hold, engine=where, on_period=on_period,
-                    on_progress=on_progress)  # fmt: skip
+                    on_progress=on_progress, on_written=on_written)  # fmt: skip
 
 
 def _run(
@@ -188,6 +189,7 @@ def _run(
     engine: Engine,
     on_period: Callable[[PeriodSummary], None] | None,
     on_progress: Progress | None,
+    on_written: tracking.OnWritten,
 ) -> list[PeriodSummary]:
     started = dt.datetime.now(dt.UTC)
     repaired = _check_out(out, config, output)
@@ -198,7 +200,8 @@ def _run(
     check_writable(out)
     hold()
     delta.check_out(out, output.table_format, output.format)  # again under the lock: another run may have written
-    written = _Written(sources=sources, checked=checked, out=out, config=config, output=output, started=started)
+    written = _Written(sources=sources, checked=checked, out=out, config=config, output=output, started=started,
+                       on_written=on_written)  # fmt: skip
     summaries = []
     for summary in _rate_and_write(written, engine, progress=progress):
         summaries.append(summary)
@@ -229,6 +232,7 @@ class _Written:
     config: RunConfig
     output: Output
     started: dt.datetime
+    on_written: tracking.OnWritten
 
 
 def _rate_and_write(written: _Written, engine: Engine, *, progress: Progress) -> Iterator[PeriodSummary]:
@@ -248,7 +252,7 @@ def _rate_and_write(written: _Written, engine: Engine, *, progress: Progress) ->
             written.out, result, files=checked.games.files, list_info=checked.list_info,
             events_file=result.events_file, config=config, output=written.output, encoding=written.sources.encoding,
             started=written.started, warnings=warnings,
-            stale_periods=left_stale,
+            stale_periods=left_stale, on_manifest=written.on_written,
         )  # fmt: skip
         yield _summary(result, warnings, outputs)
     progress("done", total, total)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -86,6 +87,7 @@ def write_result(
     started: dt.datetime,
     warnings: tuple[str, ...],
     stale_periods: tuple[str, ...] = (),
+    on_manifest: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
 ) -> dict[str, str]:
     """Write one rated period under ``out``, its partitions and its manifest, as ``run`` does.
 
@@ -102,6 +104,8 @@ def write_result(
         warnings: Everything the run warns about for this period (inputs and rating).
         stale_periods: Later periods in ``out`` built on the list this period replaces (manifest
             ``stale_periods``).
+        on_manifest: Called with the period's manifest and outputs once the period is written (the run's
+            lineage: :mod:`elo_batch.lineage`).
 
     Returns:
         Table name (and ``manifest``) -> written file.
@@ -122,16 +126,13 @@ def write_result(
     manifest["stale_periods"] = list(stale_periods)
     tables = period_tables(result)
     if output.table_format == "delta":
-        return _write_delta(out, result.period, tables, manifest=manifest, duckdb_path=output.duckdb)
-    return _write(
-        out,
-        result.period,
-        tables,
-        manifest=manifest,
-        fmt=output.format,
-        duckdb_path=output.duckdb,
-        csv_formulas=output.csv_formulas,
-    )
+        outputs = _write_delta(out, result.period, tables, manifest=manifest, duckdb_path=output.duckdb)
+    else:
+        outputs = _write(out, result.period, tables, manifest=manifest, fmt=output.format,
+                         duckdb_path=output.duckdb, csv_formulas=output.csv_formulas)  # fmt: skip
+    if on_manifest is not None:
+        on_manifest(manifest, outputs)
+    return outputs
 
 
 def _write(
