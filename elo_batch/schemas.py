@@ -12,7 +12,7 @@
 Generated from the contract's one definition of the output columns
 (:data:`elo_batch.contract.schemas.OUTPUT_COLUMNS`: names in the order written, types, which are never
 null, the values of the text columns that take few), so that they cannot drift from what ``run`` writes:
-the test suite validates every output it produces with them.
+the test suite validates with them every output its shared helpers make or read (``tests/conftest.py``).
 
 - Ids (``player_id``, ``opponent_id``, ``game_id``) are String, or Int64 where the inputs' ids were
   integers; a rating is Int64, or Decimal(12, 2) with ``rounding="none"``; text is String, or Categorical
