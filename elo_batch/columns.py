@@ -61,9 +61,12 @@ BAND = "band"  # approximate strength label of the new rating (rules/bands.csv o
 K_USED = "k_used"  # K applied this period, after the 700 rule
 GAMES = "games"  # rated games this period (n)
 EXPECTED_SCORE = "expected_score"  # PD, points: in the audit the game side's, in ratings the sum over its rated games
-STATUS = "status"  # rated | new | unrated
+STATUS = "status"  # rated | new | unrated (STATUSES)
 PERFORMANCE_RATING = "performance_rating"  # Rp = Ra + dp, Title Regulations 1.4.8
 OPPONENTS_AVERAGE = "opponents_average"  # Ra, rounded half up
+
+#: The values of ``status``, in the order of the engine's codes 0, 1, 2.
+STATUSES = ("rated", "new", "unrated")
 
 RATINGS_OUTPUT = (
     PLAYER_ID,
@@ -91,7 +94,9 @@ RATINGS_OUTPUT = (
 # audit: one row per game and side considered
 SOURCE_FILE = "source_file"  # the input file of the row (for a frame its source_name, else null)
 SOURCE_ROW = "source_row"  # 1-based data row in the source file (header not counted)
-COLOUR = "colour"  # white | black | null (one-sided rows)
+COLOUR = "colour"  # white | black (COLOURS) | null (one-sided rows)
+#: The values of ``colour``, in the order of the sides (0: white, 1: black).
+COLOURS = ("white", "black")
 RATING_DIFF = "rating_diff"  # D after the 400-point rule, points
 CAPPED = "capped"  # the 400-point rule changed D for this side
 K_CHANGE = "k_change"  # k_used x (score - expected), unrounded, points
@@ -142,6 +147,11 @@ OUTSIDE_WINDOW = "pooled games older than 26 months"  # B.02 7.1.4: a pool spans
 MATCH_UNRATED_PLAYER = "match with an unrated player"  # B.02 6.1
 MATCH_DECIDED = "played after the match was decided"  # B.02 6.2
 UNRATED_AT_START = "opponent unrated at the event's start"  # B.02 8.2.4
+#: Every ``reason`` an audit row can give (null: counted); elo_batch.engine.audit orders them by its codes.
+AUDIT_REASONS = (
+    DUPLICATE_ROW, FORFEIT, UNRATED_OPPONENT, PENDING_FIRST_RATING, UNRATED_PLAYER, GAP_600, FIRST_EVENT_ZERO,
+    MATCH_UNRATED_PLAYER, MATCH_DECIDED, UNRATED_AT_START,
+)  # fmt: skip
 
 # --- audit event_rule values: the event rule that decided a game side (B.02 clauses) -------------
 RULE_MATCH_UNRATED = "6.1 match with an unrated player"  # not rated, either side
@@ -152,3 +162,9 @@ RULE_CLOSING_DATE = "7.1.3 closing date: rated after the month of play"  # by ev
 RULE_EVENT_PERIOD = "event period"  # the event's own period placed the row
 RULE_OPPONENT_LATE = "8.2.4 opponent unrated at the event's start"  # not counted
 RULE_RATED_FOR_HIMSELF = "8.2.4 rated for himself, unrated for his opponents"  # counted for himself
+#: Every ``event_rule`` value (null: no event rule decided the side), in the order of the engine's codes 1..8
+#: (elo_batch.engine.schema: row rules 1..6, side rules 7..8).
+EVENT_RULES = (
+    RULE_MATCH_UNRATED, RULE_MATCH_DECIDED, RULE_MATCH_WAIVER, RULE_START_LIST, RULE_CLOSING_DATE, RULE_EVENT_PERIOD,
+    RULE_OPPONENT_LATE, RULE_RATED_FOR_HIMSELF,
+)  # fmt: skip

@@ -18,6 +18,7 @@ from typing import Any
 import polars as pl
 
 from elo_batch import columns as c
+from elo_batch.contract.schemas import OUTPUT_TYPES
 from elo_batch.errors import InputDataError, InputMissingError, UsageError, option
 from elo_batch.inputs import listchain, tablelist
 from elo_batch.job.sources import path_arg
@@ -25,15 +26,6 @@ from elo_batch.storage import deltatables, formulas, objectstore
 
 #: The tables of a period, in the order they are read.
 TABLE_NAMES = ("ratings", "audit", "rejected")
-#: Columns of the audit and the list read as numbers from a CSV output (a CSV holds text).
-_NUMBERS = {
-    c.RATING: pl.Int64, c.RATING_BEFORE: pl.Int64, c.CHANGE: pl.Int64, c.ADJUSTMENT: pl.Int64,
-    c.K_USED: pl.Int64, c.GAMES: pl.Int64, c.SCORE: pl.Float64, c.EXPECTED_SCORE: pl.Float64,
-    c.PERFORMANCE_RATING: pl.Int64, c.OPPONENTS_AVERAGE: pl.Int64, c.K: pl.Int64, c.GAMES_TOTAL: pl.Int64,
-    c.BIRTH_YEAR: pl.Int64, c.SOURCE_ROW: pl.Int64, c.OPPONENT_RATING: pl.Int64, c.RATING_DIFF: pl.Int64,
-    c.K_CHANGE: pl.Float64,
-}  # fmt: skip
-_FLAGS = (c.CAPPED, c.COUNTED, c.REACHED_2400, c.REACHED_2300)
 
 
 @dataclass(frozen=True)
@@ -182,7 +174,7 @@ def _read_hive(folder: Path, name: str, columns: Sequence[str] | None) -> pl.Dat
     path = files[0]
     try:
         if path.suffix == ".csv":
-            frame = _typed(_unescaped(pl.read_csv(path, infer_schema=False)))
+            frame = csv_output(path)
             return frame.select(n for n in frame.columns if n in columns or n == c.PERIOD) if columns else frame
         scan = pl.scan_parquet(path, hive_partitioning=False)
         if columns:
@@ -190,6 +182,16 @@ def _read_hive(folder: Path, name: str, columns: Sequence[str] | None) -> pl.Dat
         return scan.collect()
     except (OSError, pl.exceptions.PolarsError) as exc:
         raise InputDataError(f"cannot read this {name} file ({exc})", path=str(path)) from exc
+
+
+def csv_output(path: Path) -> pl.DataFrame:
+    """An output table's CSV file as :func:`read_period` reads it: its formula escape undone, the columns
+    that are not text typed (the contract's ``OUTPUT_TYPES``), the others (ids, the list's own) text.
+
+    Raises:
+        OSError, polars.exceptions.PolarsError: the file cannot be read.
+    """
+    return _typed(_unescaped(pl.read_csv(path, infer_schema=False)))
 
 
 def _unescaped(frame: pl.DataFrame) -> pl.DataFrame:
@@ -200,8 +202,31 @@ def _unescaped(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def _typed(frame: pl.DataFrame) -> pl.DataFrame:
-    """A CSV output's known number and flag columns as numbers and booleans (a CSV holds text)."""
-    numbers = [pl.col(n).cast(t, strict=False) for n, t in _NUMBERS.items() if n in frame.columns]
-    flags = [(pl.col(n).str.to_lowercase() == "true").alias(n) for n in _FLAGS if n in frame.columns]
-    dates = [pl.col(c.DATE).str.to_date(strict=False)] if c.DATE in frame.columns else []
-    return frame.with_columns(*numbers, *flags, *dates)
+    """A CSV output's columns that are not text (:data:`~elo_batch.contract.schemas.OUTPUT_TYPES`) read as
+    their types (a CSV holds text): each as the first of its types that reads every cell (the ratings of
+    ``rounding="none"`` as Decimal, with their 2 decimals), as the last one leniently (a cell it cannot
+    read is null); ids stay text, as written."""
+    typed = [
+        _read_cells(frame[name], types)
+        for name, types in OUTPUT_TYPES.items()
+        if name in frame.columns and types[0] != pl.String
+    ]
+    return frame.with_columns(typed)
+
+
+def _read_cells(text: pl.Series, types: tuple[pl.DataType, ...]) -> pl.Series:
+    """``text`` as the first of ``types`` that reads every cell, else as the last, leniently."""
+    for dtype in types[:-1]:
+        try:
+            return _cells_as(text, dtype, strict=True)
+        except pl.exceptions.PolarsError:
+            continue
+    return _cells_as(text, types[-1], strict=False)
+
+
+def _cells_as(text: pl.Series, dtype: pl.DataType, *, strict: bool) -> pl.Series:
+    if dtype == pl.Boolean:
+        return text.str.to_lowercase() == "true"
+    if dtype == pl.Date:
+        return text.str.to_date(strict=strict)
+    return text.cast(dtype, strict=strict)

@@ -1,5 +1,6 @@
-"""Shared test helpers: run the CLI in-process and read a period's outputs; the engines to rate with
-(``engine``: local and Spark, through the public API) and the one local Spark session (``spark``)."""
+"""Shared test helpers: run the CLI in-process and read a period's outputs, each checked against the
+published schemas (:mod:`elo_batch.schemas`); the engines to rate with (``engine``: local and Spark, through
+the public API) and the one local Spark session (``spark``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,11 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+import elo_batch
 from elo_batch.cli.app import app
+from elo_batch.tables import csv_output
 from tests import engines
+from tests.engines import valid
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
@@ -29,8 +33,27 @@ class Cli:
         return self.runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
     def run(self, args: str, out: Path | None = None):
+        """``elo-batch ARGS --out OUT`` (default ``tmp_path/out``); when it succeeds, every period ``OUT``
+        holds is read back (:func:`elo_batch.read_period`) and checked against the published schemas."""
         out = out or self.tmp_path / "out"
-        return self(*shlex.split(args), "--out", out)
+        result = self(*shlex.split(args), "--out", out)
+        if result.exit_code == 0:
+            check_outputs(out)
+        return result
+
+
+def check_outputs(out: Path) -> None:
+    """Every period of a local output folder, as :func:`elo_batch.read_period` reads it (hive folders of
+    Parquet or CSV, Delta tables), valid under :data:`elo_batch.schemas.SCHEMAS`; nothing to check where
+    ``out`` holds no period (``validate``, an object store)."""
+    if not (Path(out) / "manifest").is_dir():
+        return
+    for period in elo_batch.output_periods(out):
+        tables = elo_batch.read_period(out, period)
+        for name in ("ratings", "audit", "rejected"):
+            frame = getattr(tables, name)
+            if frame is not None:
+                valid(name, frame)
 
 
 @pytest.fixture
@@ -64,18 +87,20 @@ def engine(request: pytest.FixtureRequest) -> engines.Engine:
 
 
 def read_table(out: Path, table: str, period: str) -> pl.DataFrame:
-    """The one file of ``out/<table>/period=<period>/`` (CSV read as text, Parquet as typed), with the
+    """The one file of ``out/<table>/period=<period>/`` (CSV read as text, Parquet as typed; either valid
+    under the table's published schema, the CSV typed as :func:`elo_batch.read_period` types it), with the
     ``period`` the audit's Parquet file leaves to its folder put back first, as the engine's Categorical
     (so that it compares equal to ``result.audit``; ``tests/test_audit_partition.py`` reads the files as
     they are)."""
     files = sorted((out / table / f"period={period}").glob("part-0.*"))
     assert len(files) == 1, f"expected one file in {table}/period={period}, found {files}"
     if files[0].suffix == ".csv":
+        valid(table, csv_output(files[0]))  # typed as elo_batch.read_period reads it
         return pl.read_csv(files[0], infer_schema=False)
     frame = pl.read_parquet(files[0], hive_partitioning=False)
-    if "period" in frame.columns:
-        return frame
-    return frame.select(pl.lit(pl.Series("period", [period], pl.Categorical)).first(), pl.all())
+    if "period" not in frame.columns:
+        frame = frame.select(pl.lit(pl.Series("period", [period], pl.Categorical)).first(), pl.all())
+    return valid(table, frame)
 
 
 def write_csv(path: Path, text: str) -> Path:

@@ -1,6 +1,7 @@
 """The two engines as the tests rate with them, through the public API: the local engine
 (:func:`elo_batch.rate_periods`) and the Spark engine (:func:`elo_batch.spark.rate_periods`, the games as
-a Spark frame); a golden case's ``args`` as the API's keywords; the local Spark session.
+a Spark frame), every period's tables checked against the published schemas (:func:`valid`); a golden
+case's ``args`` as the API's keywords; the local Spark session.
 
 The Spark engine needs pyspark (``pip install 'elo-batch[spark]'``) and Java 17+: :data:`MISSING` says
 which is missing. Its tests skip with that reason, except in CI (``CI=true``), where they fail instead.
@@ -23,6 +24,7 @@ import pytest
 
 import elo_batch
 from elo_batch.apiargs import OPTIONS
+from elo_batch.schemas import SCHEMAS
 
 
 def _missing() -> str | None:
@@ -67,6 +69,22 @@ def spark_session() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+def valid(table: str, frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame``, after checking it against the published schema of ``table`` (``ratings``, ``audit``,
+    ``rejected``: :data:`elo_batch.schemas.SCHEMAS`); dataframely's ValidationError or SchemaError names
+    the rules that failed."""
+    SCHEMAS[table].validate(frame)
+    return frame
+
+
+def valid_result(result: elo_batch.PeriodResult) -> elo_batch.PeriodResult:
+    """``result`` (the API's, or a Spark result's ``local``), after checking its three tables."""
+    valid("ratings", result.ratings)
+    valid("audit", result.audit.collect())
+    valid("rejected", result.rejected)
+    return result
 
 
 def assert_same(got: Any, want: elo_batch.PeriodResult) -> None:
@@ -151,7 +169,7 @@ class Local:
     name = "local"
 
     def __call__(self, games: pl.DataFrame, **options: Any) -> list[Rated]:
-        return [Rated(r.period, r.ratings, r) for r in elo_batch.rate_periods(games, **options)]
+        return [Rated(r.period, r.ratings, valid_result(r)) for r in elo_batch.rate_periods(games, **options)]
 
 
 class OnSpark:
@@ -167,7 +185,11 @@ class OnSpark:
         from elo_batch import spark as engine
 
         results = list(engine.rate_periods(spark_frame(self.spark, games, 2), **options))
-        return [Rated(r.period, pl.from_arrow(r.ratings.toArrow()), r) for r in results]  # type: ignore[arg-type]
+        rated = [Rated(r.period, pl.from_arrow(r.ratings.toArrow()), r) for r in results]  # type: ignore[arg-type]
+        for one in rated:
+            valid_result(one.result.local)
+            valid("ratings", one.ratings)  # the public Spark frame, as Arrow hands it over
+        return rated
 
 
 Engine = Local | OnSpark

@@ -1,12 +1,16 @@
 """The contract's tables as types: the canonical game rows, the rejected rows, the event attributes, the
-rating list the engine reads, and the result tokens (interface.md); data only, handed from the inputs to
-the engine and the outputs.
+rating list the engine reads, the result tokens, and the output tables' columns (interface.md); data only,
+handed from the inputs to the engine and the outputs.
 
-The checks that produce these rows are in :mod:`elo_batch.inputs`; the engine reads them.
+The checks that produce these rows are in :mod:`elo_batch.inputs`; the engine reads them. The output
+columns (:data:`OUTPUT_TYPES`, :data:`OUTPUT_COLUMNS`) are what a CSV output is read back as
+(:mod:`elo_batch.tables`) and what the published schemas check (:mod:`elo_batch.schemas`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 import polars as pl
@@ -33,17 +37,6 @@ CANONICAL_SCHEMA: dict[str, pl.DataType] = {
     c.WHITE_RATING: pl.Float64(),  # player_rating of one-sided rows
     c.BLACK_RATING: pl.Float64(),  # opponent_rating of one-sided rows
     "duplicate": pl.Boolean(),  # a repeat of an earlier row of the same game (inputs/duplicates.py)
-}
-
-
-REJECTED_SCHEMA: dict[str, pl.DataType] = {
-    c.PERIOD: pl.String(),  # the row's period when it could be read, else null
-    c.SOURCE_FILE: pl.String(),
-    c.SOURCE_ROW: pl.Int64(),
-    c.COLUMN: pl.String(),
-    c.VALUE: pl.String(),
-    c.REASON: pl.String(),
-    c.RAW: pl.String(),
 }
 
 
@@ -126,3 +119,81 @@ def list_schema(id_type: pl.DataType) -> dict[str, pl.DataType]:
 def ids_type(schema: pl.Schema) -> pl.DataType:
     """Int64 for an integer id column (ids keep their type through to the outputs), else text."""
     return pl.Int64() if schema.get(c.PLAYER_ID) in INTEGER_IDS else pl.String()
+
+
+# --- the output tables (interface.md "Outputs"): ratings, audit, rejected ------------------------------
+
+#: A period written YYYY-MM.
+PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
+#: Ratings and changes kept fractional (``rounding="none"``): written with exactly 2 decimals.
+RATING_2DP: Final = pl.Decimal(12, 2)
+#: Text: String, or Categorical where the engine writes a column of few values (``period``, ``status``,
+#: ``band``, ``source_file``, ``colour``, ``reason``, ``event_rule``), as a Parquet file holds it; a hive
+#: partition's ``period``, a Delta table and a CSV file read back String.
+TEXT: Final = (pl.String(), pl.Categorical())
+#: A player or game id: text, or Int64 where every input's ids are integers (:data:`INTEGER_IDS`).
+ID: Final = (pl.String(), pl.Int64())
+#: Rating points: whole (Int64), or with 2 decimals (``rounding="none"``, :data:`RATING_2DP`).
+POINTS: Final = (pl.Int64(), RATING_2DP)
+_WHOLE: Final = (pl.Int64(),)
+_FRACTION: Final = (pl.Float64(),)  # points of scores and expected scores (exact hundredths under table 8.1.2)
+_FLAG: Final = (pl.Boolean(),)
+
+#: The types each output column may have, by name (a name has one meaning, and these types, in every
+#: table that holds it). A CSV file's text is read as the first type that reads every cell of the column.
+OUTPUT_TYPES: Final[dict[str, tuple[pl.DataType, ...]]] = {
+    **dict.fromkeys((c.PLAYER_ID, c.OPPONENT_ID, c.GAME_ID), ID),
+    **dict.fromkeys((c.PERIOD, c.STATUS, c.BAND, c.PENDING, c.SOURCE_FILE, c.EVENT_ID, c.ROUND), TEXT),
+    **dict.fromkeys((c.COLOUR, c.REASON, c.EVENT_RULE, c.COLUMN, c.VALUE, c.RAW), TEXT),
+    **dict.fromkeys((c.RATING, c.RATING_BEFORE, c.CHANGE, c.OPPONENT_RATING, c.RATING_DIFF), POINTS),
+    **dict.fromkeys((c.ADJUSTMENT, c.K_USED, c.GAMES, c.PERFORMANCE_RATING, c.OPPONENTS_AVERAGE, c.K), _WHOLE),
+    **dict.fromkeys((c.GAMES_TOTAL, c.BIRTH_YEAR, c.SOURCE_ROW), _WHOLE),
+    **dict.fromkeys((c.SCORE, c.EXPECTED_SCORE, c.K_CHANGE), _FRACTION),
+    **dict.fromkeys((c.REACHED_2400, c.REACHED_2300, c.CAPPED, c.COUNTED), _FLAG),
+    c.DATE: (pl.Date(),),
+}
+
+#: A rejected row as the checks make it (``period``: the row's period when it could be read, else null;
+#: ``column``: null when the row as a whole is at fault): the first type of each column.
+REJECTED_SCHEMA: dict[str, pl.DataType] = {name: OUTPUT_TYPES[name][0] for name in c.REJECTED_OUTPUT}
+
+
+@dataclass(frozen=True)
+class OutputColumn:
+    """One column of an output table.
+
+    Attributes:
+        name: The column's name (:mod:`elo_batch.columns`).
+        types: The types it may have (:data:`OUTPUT_TYPES`); the first is the one a CSV cell is tried as first.
+        nullable: Whether a cell may be empty.
+        values: The only values a text column takes (None: any text); for ``period``, :data:`PERIOD_PATTERN`.
+    """
+
+    name: str
+    types: tuple[pl.DataType, ...]
+    nullable: bool
+    values: tuple[str, ...] | None = None
+
+
+def _table(
+    names: Sequence[str], never_null: Sequence[str], values: Mapping[str, tuple[str, ...]] | None = None
+) -> tuple[OutputColumn, ...]:
+    """An output table's columns, in the order written: their types, which are never null, their values."""
+    values = values or {}
+    return tuple(OutputColumn(n, OUTPUT_TYPES[n], n not in never_null, values.get(n)) for n in names)
+
+
+#: The output tables' columns, by table (``ratings`` besides the input list's own columns, carried through).
+OUTPUT_COLUMNS: Final[dict[str, tuple[OutputColumn, ...]]] = {
+    "ratings": _table(
+        c.RATINGS_OUTPUT,
+        (c.PLAYER_ID, c.PERIOD, c.GAMES, c.SCORE, c.STATUS, c.REACHED_2400, c.REACHED_2300),
+        {c.STATUS: c.STATUSES},
+    ),
+    "audit": _table(
+        c.AUDIT_OUTPUT,
+        (c.PERIOD, c.SOURCE_ROW, c.PLAYER_ID, c.SCORE, c.COUNTED),
+        {c.COLOUR: c.COLOURS, c.REASON: c.AUDIT_REASONS, c.EVENT_RULE: c.EVENT_RULES},
+    ),
+    "rejected": _table(c.REJECTED_OUTPUT, (c.SOURCE_ROW, c.REASON, c.RAW)),
+}

@@ -139,7 +139,7 @@ def _rating_columns(rules: RuleSet) -> list[pl.Expr]:
     colour = pl.when(pl.col(s.ONE_SIDED)).then(None).otherwise(pl.col(w.SIDE)).cast(pl.UInt32)
     kdev100 = pl.col(w.K_AUDIT) * pl.col(w.DEV)  # null when not rated
     return [
-        pl.lit(pl.Series(["white", "black"], dtype=pl.Categorical)).gather(colour).alias(c.COLOUR),
+        pl.lit(pl.Series(c.COLOURS, dtype=pl.Categorical)).gather(colour).alias(c.COLOUR),
         s.written_rating(pl.col(c.RATING), rules),
         s.written_rating(pl.col(c.OPPONENT_RATING), rules),
         s.written_rating(pl.col(c.RATING_DIFF), rules),

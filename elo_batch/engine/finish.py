@@ -19,7 +19,7 @@ from elo_batch import working as w
 from elo_batch.config import next_period
 from elo_batch.contract import pending
 from elo_batch.contract.names import unescape
-from elo_batch.contract.schemas import LIST_SCHEMA
+from elo_batch.contract.schemas import LIST_SCHEMA, RATING_2DP
 from elo_batch.engine import expressions as engine
 from elo_batch.engine import schema as s
 from elo_batch.engine.lifecycle import pool_first_ratings
@@ -270,7 +270,7 @@ def _rounded_change(rules: RuleSet) -> pl.Expr:
     x100 = pl.col(w.X100).fill_null(0)
     if rules.whole_ratings:
         return engine.round_half_away_100(x100)
-    return engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(s.RATING_2DP)
+    return engine.divide(x100, 100.0).round(2, mode="half_away_from_zero").cast(RATING_2DP)
 
 
 def _at_index(frame: pl.DataFrame, players: int, row_name: str) -> tuple[pl.Series | None, list[pl.Expr]]:
@@ -391,7 +391,7 @@ def _period_columns(rules: RuleSet, bands: Bands) -> list[pl.Expr]:
 
 def _status() -> pl.Expr:
     """``rated``, ``new`` (a first rating published now) or ``unrated``: Categorical, as ``band``."""
-    statuses = pl.Series(["rated", "new", "unrated"], dtype=pl.Categorical)
+    statuses = pl.Series(c.STATUSES, dtype=pl.Categorical)
     return pl.lit(statuses).gather(
         pl.when(_WAS_RATED & _AFTER.is_not_null()).then(0).when(_PUBLISHED).then(1).otherwise(2).cast(pl.UInt32)
     )

@@ -25,6 +25,7 @@ import polars as pl
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.contract.pending import POOL
+from elo_batch.contract.schemas import RATING_2DP
 from elo_batch.engine import expressions as engine
 from elo_batch.rules.sets import RuleSet
 
@@ -48,10 +49,7 @@ EVENT_TABLE: Final = (w.EVENT_RULE, w.WHITE_LATE, w.BLACK_LATE)
 #: row rules 1..6, side rules 7..8 (the side's own view of B.02 8.2.4).
 NO_RULE, RULE_MATCH_UNRATED, RULE_MATCH_DECIDED, RULE_MATCH_WAIVER = 0, 1, 2, 3
 RULE_START_LIST, RULE_CLOSING_DATE, RULE_EVENT_PERIOD, RULE_OPPONENT_LATE, RULE_RATED_FOR_HIMSELF = 4, 5, 6, 7, 8
-EVENT_RULES: Final = (
-    None, c.RULE_MATCH_UNRATED, c.RULE_MATCH_DECIDED, c.RULE_MATCH_WAIVER, c.RULE_START_LIST, c.RULE_CLOSING_DATE,
-    c.RULE_EVENT_PERIOD, c.RULE_OPPONENT_LATE, c.RULE_RATED_FOR_HIMSELF,
-)  # fmt: skip
+EVENT_RULES: Final = (None, *c.EVENT_RULES)
 
 # --- a game side: one player's view of a table row (map) ------------------------------------------
 #: What the map keeps of each rated side for the audit: the rating used, CODE and PD (the opponent's
@@ -85,9 +83,6 @@ POOLS_SCHEMA: Final[dict[str, pl.DataType]] = {
     w.PENDING: POOL,
     w.IGNORED_EVENTS: pl.List(pl.String()),
 }
-
-#: Ratings and changes kept fractional (``rounding="none"``): written with exactly 2 decimals.
-RATING_2DP: Final = pl.Decimal(12, 2)
 
 
 def written_period(period: str) -> pl.Expr:

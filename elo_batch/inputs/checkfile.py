@@ -19,6 +19,7 @@ from elo_batch.contract.schemas import (
     FORFEITS,
     INTEGER_IDS,
     ONE_SIDED_FORFEITS,
+    PERIOD_PATTERN,
     REJECTED_SCHEMA,
     RESULTS,
     SCORES,
@@ -28,7 +29,7 @@ from elo_batch.inputs.byvalue import ByValue
 from elo_batch.inputs.cellbound import bound_cells, cut, long_reason, too_long
 from elo_batch.inputs.eventcells import attribute, ends_before_start
 from elo_batch.inputs.gamechecks import Check, ColumnReader, first_failed, inexact_reason, of_failed, quoted
-from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, PERIOD_PATTERN, RESULT_HINT, SCORE_HINT
+from elo_batch.inputs.gamerules import GAME_COLUMNS, NESTED, RESULT_HINT, SCORE_HINT
 from elo_batch.inputs.raw import raw_json
 from elo_batch.inputs.readers import held_names
 from elo_batch.inputs.text import column_hints

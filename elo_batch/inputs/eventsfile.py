@@ -13,13 +13,12 @@ import polars as pl
 
 from elo_batch import columns as c
 from elo_batch import working as w
-from elo_batch.contract.schemas import EVENT_ATTRIBUTE_TYPES
+from elo_batch.contract.schemas import EVENT_ATTRIBUTE_TYPES, PERIOD_PATTERN
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import InputDataError
 from elo_batch.inputs.cells import SHOWN_ROWS, cell_text, rows_not_valid, text_column
 from elo_batch.inputs.checkfile import check_types
 from elo_batch.inputs.eventcells import Cell, attribute, ends_before_start
-from elo_batch.inputs.gamerules import PERIOD_PATTERN
 from elo_batch.inputs.readers import FrameInput, read_frame, read_table
 
 #: An event as the run holds it: the attributes (null where not given) and the event's own period.

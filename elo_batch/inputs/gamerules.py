@@ -19,8 +19,6 @@ THOUSANDS_SEPARATED = r"^[0-9]{1,3}([.,][0-9]{3})+$"
 WHOLE_NUMBER = r"^[+-]?[0-9]+(\.0+)?$"
 #: A number as text, with decimals or not (``--rounding none`` ratings).
 DECIMAL_NUMBER = r"^[+-]?[0-9]+(\.[0-9]+)?$"
-#: A period written YYYY-MM.
-PERIOD_PATTERN = r"^[0-9]{4}-(0[1-9]|1[0-2])$"
 #: The time after a date: hh:mm, optional :ss(.fff), optional Z or +-hh[:mm] (a real clock time).
 CLOCK = r"([01][0-9]|2[0-3]):[0-5][0-9]"
 SECONDS = r"(:([0-5][0-9]|60)(\.[0-9]+)?)"
