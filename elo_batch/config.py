@@ -217,8 +217,10 @@ def parse_max_rejected(value: int | str) -> int | str:
     if re.fullmatch(r"[0-9]+", text):
         return int(text)
     match = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)%", text)
-    if not match or float(match.group(1)) > 100:
+    if not match:
         raise UsageError(f"{value!r} is not a number of rows or a percentage", option="max_rejected", hint=hint)
+    if float(match.group(1)) > 100:
+        raise UsageError(f"{value!r} is a percentage over 100%", option="max_rejected", hint=hint)
     return f"{float(match.group(1)):g}%"
 
 

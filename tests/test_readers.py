@@ -105,3 +105,12 @@ def test_dictionary_encoded_parquet_text_is_read_as_text(cli, tmp_path: Path) ->
         assert result.exit_code == 0, result.output
         ratings = read_output(tmp_path / out, "ratings", "2025-11")
         assert ratings.select("player_id", "change").rows() == [("A", 7), ("B", -7)]
+
+
+def test_an_unnamed_column_beside_a_column_named_as_elo_batch_names_unnamed_ones_is_not_a_duplicate(tmp_path) -> None:
+    """An empty header name is called ``column_<n>`` (its position); a header that also holds that name
+    keeps both columns (was: 'columns column_6 and column_6 both mean column_6', exit 65)."""
+    frame, info = _read(tmp_path, b"a,b,c,d,e,,column_6,\n1,2,3,4,5,x,y,z\n")
+
+    assert info.header == ("a", "b", "c", "d", "e", "column_6_", "column_6", "column_8")
+    assert frame.select("column_6_", "column_6", "column_8").row(0) == ("x", "y", "z")

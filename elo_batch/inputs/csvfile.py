@@ -28,6 +28,7 @@ import polars as pl
 
 from elo_batch import working as w
 from elo_batch.columns import SOURCE_ROW
+from elo_batch.contract.names import normalise
 from elo_batch.errors import InputDataError
 from elo_batch.inputs import textfile
 from elo_batch.inputs.inputfile import held_names
@@ -279,8 +280,24 @@ def _header(source: str, skip: int, separator: str, *, path: str) -> tuple[tuple
             names = next(csv.reader(lines, delimiter=separator))
         except (csv.Error, StopIteration) as exc:
             raise InputDataError(f"cannot read the header line ({exc})", path=path) from exc
-    names = [unescape_name(name) if name.strip() else f"column_{i}" for i, name in enumerate(names, 1)]
+    names = [unescape_name(name) if name.strip() else "" for name in names]
+    names = _named(names)
     return tuple(names), held_names(names, path)
+
+
+def _named(names: list[str]) -> list[str]:
+    """Header names with each empty one called ``column_<n>`` (its position), with ``_`` added while the
+    header has that name too (a header of ``,column_6`` is not two columns of one name)."""
+    taken = {normalise(name) for name in names if name}
+    named = []
+    for position, name in enumerate(names, 1):
+        if not name:
+            name = f"column_{position}"
+            while normalise(name) in taken:
+                name += "_"
+            taken.add(normalise(name))
+        named.append(name)
+    return named
 
 
 def _rows(layout: _Layout, keep: list[int]) -> tuple[pl.DataFrame, dict[str, pl.Series]]:
