@@ -10,6 +10,7 @@ Every test here is ``slow``.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -231,6 +232,29 @@ def test_cli_engine_spark_writes_the_local_engines_partitions(cli, spark, tmp_pa
     (later / "part-0.parquet").write_bytes((local / "ratings/period=2025-10/part-0.parquet").read_bytes())
     assert cli(*args, "--out", on_spark, "--engine", "spark").exit_code == 0
     assert (later / "part-0.parquet").exists()  # the other period is kept
+
+
+def test_cli_engine_spark_gives_a_ragged_rows_raw_from_its_own_fields_as_the_local_engine(cli, spark, tmp_path) -> None:
+    """A CSV file's ragged rows on Spark (each file read on an executor by the library's reader): the
+    rejected rows the local engine writes, byte for byte, each ``raw`` of the fields its row has."""
+    games = tmp_path / "games.csv"
+    games.write_text(
+        "white_id,black_id,result,date,note\n30953499,24125890,1-0,2025-10-03\n"
+        "30953499,24125890,0-1,2025-10-04,x,y\n30953499,24125890,1-0,2025-10-05,z\n"
+    )
+    args = ("run", games, "--ratings", SAMPLE / "ratings-2025-10.csv", "--period", "2025-10", "--max-rejected", "100%")
+    assert cli(*args, "--out", tmp_path / "local").exit_code == 0
+
+    result = cli(*args, "--out", tmp_path / "spark", "--engine", "spark", "--spark-master", "local[2]")
+
+    assert result.exit_code == 0, result.output
+    name = "rejected/period=2025-10/part-0.parquet"
+    assert (tmp_path / "spark" / name).read_bytes() == (tmp_path / "local" / name).read_bytes()
+    raws = [json.loads(raw) for raw in pl.read_parquet(tmp_path / "spark" / name)["raw"]]
+    assert raws == [
+        {"white_id": "30953499", "black_id": "24125890", "result": "1-0", "date": "2025-10-03"},
+        {"white_id": "30953499", "black_id": "24125890", "result": "0-1", "date": "2025-10-04", "note": "x", "#6": "y"},
+    ]
 
 
 def test_cli_spark_master_needs_the_spark_engine(cli, tmp_path: Path) -> None:

@@ -133,8 +133,7 @@ class _Reader:
                 events = [attributes.collect(engine="streaming")] if attributes is not None else []
                 return _FileRows(info, good, bad_rows, missing, events)
             good_rows, bad_rows, *events = pl.collect_all([good, bad, *([] if attributes is None else [attributes])])
-            if bad_rows.height and _partial(frame, info):
-                bad_rows = _whole_raw(bad_rows, source, self.encoding)
+            bad_rows = whole_raw(bad_rows, source, self.encoding, frame=frame, info=info)
         return _FileRows(info, good_rows, bad_rows, missing, events)
 
 
@@ -232,6 +231,27 @@ def _parquet_rows(path: str) -> int:
             return int(pl.scan_parquet(path).select(pl.len()).collect().item())
     except PARQUET_ERRORS:  # not Parquet after all, or damaged (a panic too): read_table says what is wrong
         return 0
+
+
+def whole_raw(
+    rejected: pl.DataFrame,
+    source: str | FrameInput,
+    encoding: str | None,
+    *,
+    frame: pl.DataFrame | pl.LazyFrame,
+    info: InputFile,
+) -> pl.DataFrame:
+    """A file's rejected rows (``REJECTED_SCHEMA``) with the ``raw`` of its whole rows where ``frame``, the
+    table read of it, does not hold them (columns not read, or ragged rows of a CSV file: their ``raw``
+    holds the fields they have, :func:`elo_batch.inputs.raw.fields_raw`); else as they are. For both
+    engines (the Spark engine's check of a file on an executor).
+
+    Raises:
+        InputMissingError, InputDataError: as :func:`elo_batch.inputs.readers.read_rows`.
+    """
+    if rejected.height and _partial(frame, info):
+        return _whole_raw(rejected, source, encoding)
+    return rejected
 
 
 def _partial(frame: pl.DataFrame | pl.LazyFrame, info: InputFile) -> bool:

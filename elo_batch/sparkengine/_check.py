@@ -28,7 +28,7 @@ from __future__ import annotations
 import collections
 import functools
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -144,15 +144,18 @@ def check_unit(
     canonical: dict[str, pl.DataType],
     trimmed: bool,
     columns: ColumnMap | None = None,
+    whole: Callable[[pl.DataFrame], pl.DataFrame] | None = None,
 ) -> pl.DataFrame:
     """One unit of the games (a partition, or a file) through the library's checks: its checked rows and
     rejected rows, the rows read per file and the checked rows per period, as rows of the check's output
-    (``row_key`` numbered from ``part``); ``columns``: the games' column mapping."""
+    (``row_key`` numbered from ``part``); ``columns``: the games' column mapping; ``whole``: the rejected
+    rows with the ``raw`` of their whole rows (a file's, :func:`elo_batch.inputs.validate.whole_raw`)."""
     good, bad, _ = check_file(table, where, fractional, trimmed=trimmed, header=header, columns=columns)
     good, attributes = split_event_rows(good)
     good_rows, bad_rows, *given = pl.collect_all(
         [good, bad, *([] if attributes is None else [attributes])], engine="in-memory"
     )
+    bad_rows = whole(bad_rows) if whole is not None else bad_rows
     events = [
         given[0]
         .join(good_rows.select("row_key", c.SOURCE_FILE, c.SOURCE_ROW), on="row_key", how="left")

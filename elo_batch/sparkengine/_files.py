@@ -30,7 +30,7 @@ from elo_batch.contract.tables import InputFile
 from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.readers import read_table, reading
-from elo_batch.inputs.validate import note_ignored_columns, split_event_rows
+from elo_batch.inputs.validate import note_ignored_columns, split_event_rows, whole_raw
 from elo_batch.sparkengine import _arrow
 from elo_batch.sparkengine._check import (
     EVENT_COLUMNS,
@@ -102,6 +102,7 @@ class _FileChecker:
                     canonical=_TEXT_IDS,
                     trimmed=trimmed,
                     columns=self.columns,
+                    whole=lambda bad: whole_raw(bad, path, self.encoding, frame=table, info=info),
                 )
         except EloBatchError as exc:
             return _blob(number, ERROR, (type(exc), exc.__dict__, exc.args))
