@@ -71,3 +71,17 @@ def test_a_long_cell_of_a_used_column_in_a_ragged_row_is_cut_as_in_every_row(tmp
 
     assert raws[1]["event_id"] == "e" * MAX_CELL_CHARS + CUT_MARK
     assert raws[1]["#6"] == long  # not a used column: as the file holds it
+
+
+def test_a_ragged_rows_raw_names_a_column_held_under_an_escaped_name_as_the_file_does(tmp_path) -> None:
+    """``source_row`` is a name elo-batch adds: the file's column is held escaped, and named as written."""
+    raws = _raws(tmp_path, b"white_id,black_id,result,date,source_row\nA,B,1-0,2025-11-03,7,8\n")
+
+    assert raws[1] == {
+        "white_id": "A",
+        "black_id": "B",
+        "result": "1-0",
+        "date": "2025-11-03",
+        "source_row": "7",
+        "#6": "8",
+    }

@@ -146,8 +146,9 @@ def read_csv_rows(file: textfile.Stored, encoding: str | None, rows: pl.Series) 
             python = counts is None or counts["fields"].len() != layout.scan().select(pl.len()).collect().item()
         except pl.exceptions.PolarsError:  # as when the file was read
             python = True
-        ragged = _ragged_rows(rows.cast(pl.Int64), counts, len(layout.header))
-        regular = rows.cast(pl.Int64).filter(~rows.cast(pl.Int64).is_in(ragged.implode()))
+        numbers = rows.cast(pl.Int64)
+        ragged = _ragged_rows(numbers, counts, len(layout.header))
+        regular = numbers.filter(~numbers.is_in(ragged.implode()))
         whole = _trimmed(_whole_rows(layout, regular, python)) if regular.len() else _no_rows(layout.header)
         return WholeRows(whole, _ragged_raw(layout, ragged))
 
@@ -163,7 +164,7 @@ def _ragged_rows(rows: pl.Series, counts: dict[str, pl.Series] | None, width: in
         return rows.clear()
     fields = counts["fields"]
     known = rows.filter(rows.is_between(1, fields.len()))
-    return known.filter(~fields.gather(known - 1).is_in([0, width]).to_numpy())
+    return known.filter(~fields.gather(known - 1).is_in([0, width]))
 
 
 def _ragged_raw(layout: _Layout, rows: pl.Series) -> pl.DataFrame:
@@ -172,7 +173,7 @@ def _ragged_raw(layout: _Layout, rows: pl.Series) -> pl.DataFrame:
     lines = _split_lines(layout, rows) if not layout.quoted else _csv_fields(layout, rows)
     parts = [pl.DataFrame(schema=RAGGED_RAW_SCHEMA)]
     for at in range(0, lines.height, PYTHON_ROWS):
-        parts.append(fields_raw(_long_fields(lines.slice(at, PYTHON_ROWS), layout.header), layout.header))
+        parts.append(fields_raw(_long_fields(lines.slice(at, PYTHON_ROWS), layout.header)))
     return pl.concat(parts)
 
 
@@ -495,13 +496,17 @@ def _changes(name: str) -> pl.Expr:
 
 def _trimmed_column(column: pl.Series) -> pl.Series:
     """One text column as :func:`_cells` makes it."""
-    return column.to_frame().select(_kept_cell(pl.col(column.name), pl.lit(column.name in ID_COLUMNS))).to_series()
+    return column.to_frame().select(_kept_cell(pl.col(column.name), column.name in ID_COLUMNS)).to_series()
 
 
-def _kept_cell(raw: pl.Expr, is_id: pl.Expr) -> pl.Expr:
-    """A cell as read kept: trimmed, a formula escape undone (not in an id), empty = null; named as ``raw``."""
+def _kept_cell(raw: pl.Expr, is_id: bool | pl.Expr) -> pl.Expr:
+    """A cell as read kept: trimmed, a formula escape undone (not in an id: ``is_id``, for a column or per
+    cell), empty = null; named as ``raw``."""
     cell = raw.str.strip_chars()
-    cell = pl.when(is_id).then(cell).otherwise(unescape(cell))
+    if isinstance(is_id, bool):  # a whole column: the escape is looked for only where it can be
+        cell = cell if is_id else unescape(cell)
+    else:
+        cell = pl.when(is_id).then(cell).otherwise(unescape(cell))
     return pl.when(cell.str.len_bytes() > 0).then(cell).alias(raw.meta.output_name())
 
 

@@ -5,13 +5,13 @@ fields only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import polars as pl
 
 from elo_batch import columns as c
-from elo_batch.contract.names import unescape
+from elo_batch.contract.names import ESCAPE, unescape
 from elo_batch.inputs.cellbound import cut
 from elo_batch.inputs.cells import cell_text
 from elo_batch.inputs.gamerules import GAME_COLUMNS
@@ -57,30 +57,25 @@ def raw_json(schema: pl.Schema, columns: list[str], names: Mapping[str, str] | N
     return pl.struct(fields).struct.json_encode().alias(c.RAW)
 
 
-def fields_raw(fields: pl.DataFrame, header: Sequence[str]) -> pl.DataFrame:
+def fields_raw(fields: pl.DataFrame) -> pl.DataFrame:
     """The ``raw`` of ragged rows from their own fields: a JSON object of the fields a row has, in its
     order, under the file's own names (as :func:`raw_json` names them); a field past the header under its
     position (``"#6"`` for a sixth field under five names), none of the header's missing names.
 
     Args:
         fields: A row per field (:data:`FIELDS_SCHEMA`), a row's fields together and in order.
-        header: The file's held names, in order.
 
     Returns:
         A row per ragged row (:data:`RAGGED_RAW_SCHEMA`), in the order of ``fields``: its width, not the
         header's, decides what a row costs (a short row under a wide header is a short object).
     """
-    keys = pl.DataFrame({"field": range(1, len(header) + 1), "key": [unescape(name) for name in header]})
-    keys = keys.select("field", _json_text(pl.col("key")).alias("key"))
-    value = pl.col("value")
-    pair = pl.concat_str(
-        pl.col("key").fill_null(pl.format('"#{}"', pl.col("field"))),
-        pl.lit(":"),
-        _json_text(pl.when(pl.col("name").is_in(GAME_COLUMNS)).then(cut(value).str.strip_chars()).otherwise(value)),
-    )
+    name, value = pl.col("name"), pl.col("value")
+    own = _json_text(name.str.strip_prefix(ESCAPE))  # the name as unescape gives it
+    key = pl.when(name.is_not_null()).then(own).otherwise(pl.format('"#{}"', pl.col("field")))
+    text = pl.when(name.is_in(GAME_COLUMNS)).then(cut(value).str.strip_chars()).otherwise(value)
+    pair = pl.concat_str(key, pl.lit(":"), _json_text(text))
     return (
-        fields.join(keys.with_columns(pl.col("field").cast(pl.Int64)), on="field", how="left", maintain_order="left")
-        .group_by(c.SOURCE_ROW, maintain_order=True)
+        fields.group_by(c.SOURCE_ROW, maintain_order=True)
         .agg(pair.str.join(",").alias("pairs"))
         .select(pl.col(c.SOURCE_ROW), pl.format("{{{}}}", pl.col("pairs")).alias(c.RAW))
     )
