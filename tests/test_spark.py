@@ -147,6 +147,23 @@ def test_files_spark_splits_are_numbered_as_files(spark, tmp_path: Path) -> None
     assert local_paths(audit).equals(local_paths(want.audit.collect()))  # input order: the files', then rows'
     assert local_paths(rejected).equals(local_paths(want.rejected))
     assert got.local.ratings.equals(want.ratings)
+    from elo_batch.sparkengine._arrow import partitions_in_order
+
+    assert not partitions_in_order(got._games.rows, "row_key")  # so the audit above was Spark's sort of it
+
+
+def test_partitions_in_order_tells_when_an_audit_needs_no_shuffle(spark) -> None:
+    """Rows whose partitions hold ever later keys are read partition by partition (each sorted in its
+    task); any other partitioning is sorted by Spark (the file splits above: the larger file first)."""
+    from pyspark.sql import functions as F
+
+    from elo_batch.sparkengine._arrow import partitions_in_order
+
+    keys = spark.range(0, 40, numPartitions=4).withColumnRenamed("id", "row_key")
+    assert partitions_in_order(keys, "row_key")
+    assert partitions_in_order(keys.where(F.col("row_key") % 25 == 3), "row_key")  # empty partitions aside
+    assert not partitions_in_order(keys.orderBy(F.desc("row_key")), "row_key")
+    assert not partitions_in_order(keys.repartition(3, (F.col("row_key") % 3)), "row_key")
 
 
 def test_a_range_of_periods_without_a_list(spark) -> None:

@@ -14,8 +14,9 @@ The steps of :func:`elo_batch.engine.period.rate_period`, each where it scales:
    rule, the one rounding half away from zero, the floor, first ratings). The driver holds the players
    (the list, a few columns per player: about 1 GB for 10 million players), never the games;
 5. audit: a second ``mapInArrow`` over the same rows with the finalized K shipped in the closure: the
-   engine's :func:`~elo_batch.engine.audit.audit` per partition, no shuffle; sorted into input order
-   when it is written or collected.
+   engine's :func:`~elo_batch.engine.audit.audit` per partition; to write it, each partition's audit
+   (sorted in its task) goes to the driver in turn where the partitions hold ever later rows (no
+   shuffle), else Spark sorts it first; the audit Spark frame of the API is Spark's sort.
 
 Every number and every warning is the local engine's: the same kernels, the same order of every
 floating-point sum.
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
+import pyarrow as pa
 
 from elo_batch import columns as c
 from elo_batch import working as w
@@ -239,6 +241,22 @@ def _audit(
     )  # fmt: skip
     schema = _map.audit_of(pl.DataFrame(schema=context.canonical), auditing).schema
     output = _arrow.spark_schema(schema)
-    spark = rows.mapInArrow(_map.Auditor(auditing, _arrow.arrow_schema(output)), output).orderBy(w.ORDER).drop(w.ORDER)
+    auditor = _map.Auditor(auditing, _arrow.arrow_schema(output))
+    spark = rows.mapInArrow(auditor, output).orderBy(w.ORDER).drop(w.ORDER)
     local_schema = {name: dtype for name, dtype in schema.items() if name != w.ORDER}
-    return _Audit(spark, _arrow.streamed(spark, local_schema))
+    return _Audit(spark, _ordered(rows, spark, local_schema, auditor))
+
+
+def _ordered(
+    rows: DataFrame, spark: DataFrame, schema: Mapping[str, pl.DataType], auditor: _map.Auditor
+) -> pl.LazyFrame:
+    """The audit streamed to the driver in input order: where the rows' partitions hold ever later rows
+    (one file, or a frame, read in order), each partition's audit in turn (the auditor sorts its rows),
+    without a shuffle; else ``spark``, Spark's sort of the whole audit. Decided each time it is read."""
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        if _arrow.partitions_in_order(rows, "row_key"):
+            return _arrow.driver_batches(rows, auditor)
+        return _arrow.driver_batches(spark)
+
+    return _arrow.streamed(batches, schema)
