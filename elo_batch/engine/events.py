@@ -139,18 +139,37 @@ def event_groups(rows: pl.LazyFrame, plan: EventPlan) -> tuple[pl.LazyFrame, pl.
     Returns:
         ``event_id``, ``period``, ``__month``, ``__rows``, ``__first``, ``__last``; and the picked rows.
     """
-    picked = pl.concat([plan.matches, plan.refused_events[c.EVENT_ID]])
-    # by day first (the month's text is then made once per event and day, not once per row)
-    by_day = rows.group_by(c.EVENT_ID, c.PERIOD, c.DATE).agg(pl.len().cast(pl.Int64).alias(w.ROWS))
-    groups = by_day.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
+    groups = by_month(by_day(rows))
+    wanted = picked_rows(plan)
+    if wanted is None:  # no event needs its rows: none are read for it
+        return groups, rows.select(MATCH_ROWS).head(0)
+    events, keys = wanted
+    return groups, rows.filter(
+        pl.col(c.EVENT_ID).is_in(events.implode()) | pl.col("row_key").is_in(keys.implode())
+    ).select(MATCH_ROWS)
+
+
+def by_day(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """The map's counts: ``__rows``, the rows by ``event_id``, ``period`` and ``date`` (counts of several
+    runs of rows, concatenated, are :func:`by_month`'s of all of them)."""
+    return rows.group_by(c.EVENT_ID, c.PERIOD, c.DATE).agg(pl.len().cast(pl.Int64).alias(w.ROWS))
+
+
+def by_month(days: pl.LazyFrame) -> pl.LazyFrame:
+    """The map's groups from its counts by day (:func:`by_day`; the month's text is made once per event
+    and day, not once per row): ``event_id``, ``period``, ``__month``, ``__rows``, ``__first``, ``__last``."""
+    return days.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
         pl.col(w.ROWS).sum(), pl.col(c.DATE).min().alias(w.FIRST_DATE), pl.col(c.DATE).max().alias(w.LAST_DATE)
     )
-    if picked.len() == 0 and plan.refused_rows.height == 0:  # no event needs its rows: none are read for it
-        return groups, rows.select(MATCH_ROWS).head(0)
-    wanted = pl.col(c.EVENT_ID).is_in(picked.implode()) | pl.col("row_key").is_in(
-        plan.refused_rows["row_key"].implode()
-    )
-    return groups, rows.filter(wanted).select(MATCH_ROWS)
+
+
+def picked_rows(plan: EventPlan) -> tuple[pl.Series, pl.Series] | None:
+    """The rows the reduce needs whole: those of the events (``event_id``: matches, events refused) and
+    those of the row keys (rows refused) given; None when it needs none."""
+    events = pl.concat([plan.matches, plan.refused_events[c.EVENT_ID]])
+    if events.len() == 0 and plan.refused_rows.height == 0:
+        return None
+    return events, plan.refused_rows["row_key"]
 
 
 def reduce_events(

@@ -106,9 +106,15 @@ def to_arrow(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
     )
 
 
+#: Rows of a record batch a ``mapInArrow`` function returns, at most (what one batch holds in memory on
+#: the way to the JVM, or as one IPC blob to the driver).
+BATCH_ROWS = 1 << 18
+
+
 def to_batches(frame: pl.DataFrame, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    """``frame`` as record batches of exactly ``schema`` (see :func:`to_arrow`)."""
-    yield from to_arrow(frame, schema).to_batches()
+    """``frame`` as record batches of exactly ``schema`` (see :func:`to_arrow`), of at most
+    :data:`BATCH_ROWS` rows."""
+    yield from to_arrow(frame, schema).to_batches(max_chunksize=BATCH_ROWS)
 
 
 def from_batches(batches: Iterable[pa.RecordBatch]) -> pl.DataFrame | None:

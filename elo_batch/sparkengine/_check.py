@@ -369,24 +369,24 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
     of a game_id used with different content removed; and those rows, rejected (``REJECTED_SCHEMA``)."""
     from pyspark.sql import functions as F
 
-    repeated = (
+    counted = (
         good.where(F.col(c.GAME_ID).isNotNull())
         .groupBy(c.GAME_ID)
-        .agg(
-            F.count(F.lit(1)).alias(w.GROUP_ROWS),
-            F.countDistinct(F.struct(*_CONTENT)).alias(w.VARIANTS),
-            F.min("row_key").alias(w.FIRST_COPY),
-        )
+        .agg(F.count(F.lit(1)).alias(w.GROUP_ROWS), F.min("row_key").alias(w.FIRST_COPY))
         .where(F.col(w.GROUP_ROWS) > 1)
-        .select(c.GAME_ID, w.FIRST_COPY, (F.col(w.VARIANTS) > 1).alias(w.CONFLICT))
     )
-    found = _arrow.from_spark(
-        repeated.groupBy().agg(F.count(F.lit(1)).alias("ids"), F.sum(F.col(w.CONFLICT).cast("long")).alias("bad"))
-    ).row(0)
-    if not found[0]:
+    if not _arrow.from_spark(counted.groupBy().count()).item():  # one cheap group-by: no id used twice
         return good, pl.DataFrame(schema=REJECTED_SCHEMA)
+    variants = (
+        good.join(counted.select(c.GAME_ID), c.GAME_ID, "left_semi")
+        .groupBy(c.GAME_ID)
+        .agg(F.countDistinct(F.struct(*_CONTENT)).alias(w.VARIANTS))
+    )
+    repeated = counted.join(variants, c.GAME_ID).select(
+        c.GAME_ID, w.FIRST_COPY, (F.col(w.VARIANTS) > 1).alias(w.CONFLICT)
+    )
     reused = pl.DataFrame(schema=REJECTED_SCHEMA)
-    if found[1]:
+    if _arrow.from_spark(repeated.where(w.CONFLICT).groupBy().count()).item():
         conflicting = good.join(repeated.where(w.CONFLICT).select(c.GAME_ID), c.GAME_ID, "left_semi")
         candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
         _, reused = compare_repeats(candidates)

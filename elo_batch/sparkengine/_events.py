@@ -1,12 +1,14 @@
-"""The run's events on Spark: the engine's event map in ``mapInArrow``, its reduce on the driver.
+"""The run's events on Spark: the engine's event map as Spark group-bys, its reduce on the driver.
 
 As :func:`elo_batch.engine.events.settle`, in the three steps the engine cuts it into: the plan of the
 events' attributes on the driver (:func:`~elo_batch.engine.events.plan_events`: from the events file and
-the attributes the game rows give, collected with the check), the map on each partition
-(:func:`~elo_batch.engine.events.event_groups`: counts and dates by event, period and month, added up by a
-Spark group-by; the rows of matches and of refused events, collected), and the reduce on the driver
-(:func:`~elo_batch.engine.events.reduce_events`). Then one more ``mapInArrow`` over the rows, only where it
-changes them, removes the rows refused and (by event) moves each row to its event's period
+the attributes the game rows give, collected with the check), the map over every row
+(:func:`~elo_batch.engine.events.event_groups`: the rows counted by event, period and day by a Spark
+group-by, made counts and dates by event, period and month by the engine's
+:func:`~elo_batch.engine.events.by_month` on the driver; the rows of matches, of refused events and the
+refused rows, which :func:`~elo_batch.engine.events.picked_rows` names, collected), and the reduce on the
+driver (:func:`~elo_batch.engine.events.reduce_events`). Then one more ``mapInArrow`` over the rows, only
+where it changes them, removes the rows refused and (by event) moves each row to its event's period
 (:func:`~elo_batch.engine.events.row_period`); its result is cached like the checked rows.
 """
 
@@ -32,33 +34,8 @@ from elo_batch.sparkengine._check import SparkGames
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-_GROUPS, _PICKED = 0, 1
 _GROUP_COLUMNS = {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), w.MONTH: pl.String(), w.ROWS: pl.Int64(),
                   w.FIRST_DATE: pl.Date(), w.LAST_DATE: pl.Date()}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Grouper:
-    """The event map of one partition: its groups and its picked rows, as rows of one frame."""
-
-    plan: ev.EventPlan
-    canonical: dict[str, pl.DataType]
-    output: pa.Schema
-
-    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        frame = _arrow.from_batches(batches)
-        if frame is None:
-            return
-        rows = frame.cast(self.canonical).sort("row_key")  # type: ignore[arg-type]
-        groups, picked = pl.collect_all(list(ev.event_groups(rows.lazy(), self.plan)), engine="in-memory")
-        both = pl.concat(
-            [
-                groups.with_columns(pl.lit(_GROUPS, pl.Int8).alias(w.MAP_KIND)),
-                picked.select(pl.all().name.prefix("r"), pl.lit(_PICKED, pl.Int8).alias(w.MAP_KIND)),
-            ],
-            how="diagonal_relaxed",
-        )
-        yield from _arrow.to_batches(both, self.output)
 
 
 @dataclass(frozen=True)
@@ -115,28 +92,39 @@ def settle(
 def _mapped(
     games: SparkGames, plan: ev.EventPlan, canonical: dict[str, pl.DataType]
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The event map on every partition, added up by a Spark group-by: the groups (counts and dates by
-    event, period and month) and the picked rows (of matches and of refused events), on the driver."""
+    """The event map over every row: its counts by event, period and day by a Spark group-by (integers
+    added: no row goes to Python), made the groups on the driver (:func:`~elo_batch.engine.events.by_month`);
+    the rows the plan needs whole (of matches and of refused events, refused rows: a broadcast semi-join),
+    collected in input order."""
     from pyspark.sql import functions as F
 
-    schema = {**_GROUP_COLUMNS, **{"r" + name: dtype for name, dtype in canonical.items()}, w.MAP_KIND: pl.Int8()}
-    output = _arrow.spark_schema(schema)
-    mapped = games.rows.mapInArrow(_Grouper(plan, canonical, _arrow.arrow_schema(output)), output)
-    keys = [w.MAP_KIND, c.EVENT_ID, c.PERIOD, w.MONTH, "rrow_key"]
-    reduced = mapped.groupBy(*keys).agg(
-        F.sum(w.ROWS).alias(w.ROWS), F.min(w.FIRST_DATE).alias(w.FIRST_DATE), F.max(w.LAST_DATE).alias(w.LAST_DATE),
-        *[F.first("r" + name).alias("r" + name) for name in canonical if name != "row_key"],
-    )  # fmt: skip
-    both = _arrow.from_spark(reduced)
-    groups = both.filter(pl.col(w.MAP_KIND) == _GROUPS).select(
-        pl.col(name).cast(dtype) for name, dtype in _GROUP_COLUMNS.items()
+    rows = games.rows
+    days = rows.groupBy(c.EVENT_ID, c.PERIOD, c.DATE).agg(F.count(F.lit(1)).alias(w.ROWS))
+    counted = _arrow.from_spark(days, {c.EVENT_ID: pl.String(), c.PERIOD: pl.String(), c.DATE: pl.Date(),
+                                       w.ROWS: pl.Int64()})  # fmt: skip
+    groups = (
+        ev.by_month(counted.lazy()).collect().select(pl.col(name).cast(dtype) for name, dtype in _GROUP_COLUMNS.items())
     )
-    picked = (
-        both.filter(pl.col(w.MAP_KIND) == _PICKED)
-        .select(pl.col("r" + name).cast(canonical[name]).alias(name) for name in ev.MATCH_ROWS)
-        .sort("row_key")
+    wanted = ev.picked_rows(plan)
+    if wanted is None:
+        return groups, pl.DataFrame(schema={name: canonical[name] for name in ev.MATCH_ROWS})
+    events, keys = wanted
+    spark = rows.sparkSession
+    of_events = spark.createDataFrame(
+        _arrow.to_arrow(events.unique().to_frame(c.EVENT_ID), _key_schema(c.EVENT_ID, pa.string()))
     )
-    return groups, picked
+    of_keys = spark.createDataFrame(
+        _arrow.to_arrow(keys.unique().to_frame("row_key"), _key_schema("row_key", pa.int64()))
+    )
+    picked = rows.join(F.broadcast(of_events), c.EVENT_ID, "left_semi").unionByName(
+        rows.join(F.broadcast(of_keys), "row_key", "left_semi")
+    )
+    found = _arrow.from_spark(picked.select(*ev.MATCH_ROWS), {name: canonical[name] for name in ev.MATCH_ROWS})
+    return groups, found.unique("row_key").sort("row_key")
+
+
+def _key_schema(name: str, dtype: pa.DataType) -> pa.Schema:
+    return pa.schema([(name, dtype)])
 
 
 def _placed(

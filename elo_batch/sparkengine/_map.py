@@ -103,9 +103,17 @@ class Context:
         return table
 
     def rows(self, batches: Iterator[pa.RecordBatch]) -> pl.DataFrame | None:
-        """A partition's rows in input order (None: it has none)."""
+        """A partition's rows in input order (None: it has none), of the canonical types (of the columns
+        sent: the map's lack :data:`UNREAD`)."""
         frame = _arrow.from_batches(batches)
-        return None if frame is None else frame.cast(self.canonical).sort("row_key")  # type: ignore[arg-type]
+        if frame is None:
+            return None
+        return frame.cast({name: self.canonical[name] for name in frame.columns}).sort("row_key")  # type: ignore[arg-type]
+
+
+#: Columns of the checked rows the map and the upgrades' candidates never read, so not sent to their
+#: tasks (``source_file``: a path, or an object store's URI, on every row; only the audit shows it).
+UNREAD = (c.SOURCE_FILE,)
 
 
 def ship(**frames: pl.DataFrame | pl.Series | None) -> _arrow.Shipped:

@@ -101,7 +101,9 @@ def rate_period(
 ) -> SparkPeriod:
     """One period on Spark (see the module's docstring); as :func:`elo_batch.engine.period.rate_period`."""
     rows = games.rows.where(games.rows[c.PERIOD] == period)
-    players = _prepass.period_players(rows)
+    players = _prepass.period_players(
+        rows, base=_prepass.needs_base(rating_list, add_players_from_games=add_players_from_games)
+    )
     listed = _list_in_force(rating_list, players, rules, period=period)
     prepared = _prepass.prepare(
         players, games, listed.rating_list, period=period, add_players_from_games=add_players_from_games,
@@ -172,7 +174,7 @@ def _reduced(rows: DataFrame, context: _map.Context, prepared: Prepared, *, in_p
     """
     output = _arrow.spark_schema(_map.map_schema(context.rules))
     with _arrow.job():
-        mapped = rows.mapInArrow(_map.Mapper(context, _arrow.arrow_schema(output)), output)
+        mapped = rows.drop(*_map.UNREAD).mapInArrow(_map.Mapper(context, _arrow.arrow_schema(output)), output)
         reduced = _map.reduce(mapped, context.rules, prepared.players)
     if reduced.rows != in_period:
         raise InternalError(

@@ -26,7 +26,7 @@ from elo_batch.engine import eventrows, prepass, upgrades
 from elo_batch.engine import schema as s
 from elo_batch.sparkengine import _arrow
 from elo_batch.sparkengine._check import SparkGames
-from elo_batch.sparkengine._map import Candidates, Context
+from elo_batch.sparkengine._map import UNREAD, Candidates, Context
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -59,7 +59,7 @@ def prepare(
         start_lists: As :func:`elo_batch.engine.prepass.prepare`.
     """
     warnings: list[str] = []
-    if rating_list is not None and not add_players_from_games:
+    if rating_list is not None and not needs_base(rating_list, add_players_from_games=add_players_from_games):
         listed = rating_list
     else:  # the library's own rule, on each player's first sides (a few rows per player)
         first = first_sides(players, games.games.id_type)
@@ -83,12 +83,20 @@ def prepare(
     return prepass.Prepared(listed, ids, pl.DataFrame(), list_rating, tuple(warnings), events)
 
 
-def period_players(rows: DataFrame) -> pl.DataFrame:
+def needs_base(rating_list: pl.DataFrame | None, *, add_players_from_games: bool) -> bool:
+    """Whether the period's base ratings come from its games (no list, or players added from the games:
+    :func:`elo_batch.engine.prepass.period_list`), so that :func:`period_players` gives each player's first
+    sides."""
+    return rating_list is None or add_players_from_games
+
+
+def period_players(rows: DataFrame, *, base: bool = True) -> pl.DataFrame:
     """One row per player of the period's rows (one Spark group-by, collected): ``__p`` the id, ``__any``
-    the first side of any kind (2 x row_key + side: what orders the players absent from the list), and
-    over the sides that make a player (white, and black of two-sided rows; not a one-sided row's
-    opponent) the first side ``k0`` (date, then input order) and its rating, the first side with a
-    rating ``k1``, and the number of ratings seen and the highest and lowest."""
+    the first side of any kind (2 x row_key + side: what orders the players absent from the list), and,
+    with ``base`` (the base ratings come from the games: :func:`first_sides`), over the sides that make
+    a player (white, and black of two-sided rows; not a one-sided row's opponent) the first side ``k0``
+    (date, then input order) and its rating, the first side with a rating ``k1``, and the highest and
+    the lowest rating seen."""
     from pyspark.sql import functions as F
 
     def side(ids: str, ratings: str, number: int) -> DataFrame:
@@ -103,6 +111,8 @@ def period_players(rows: DataFrame) -> pl.DataFrame:
     sides = side(c.WHITE_ID, c.WHITE_RATING, 0).unionByName(
         side(c.BLACK_ID, c.BLACK_RATING, 1).where(F.col(w.SIDE_PLAYER).isNotNull())
     )
+    if not base:
+        return _arrow.from_spark(sides.groupBy(w.SIDE_PLAYER).agg(F.min(w.KEY).alias(w.ANY_SIDE)))
     makes = F.col(w.MAKES_PLAYER)
     key = F.when(
         makes, F.struct(F.col(c.DATE).isNull().alias("late"), F.col(c.DATE).alias("date"), F.col(w.KEY).alias("key"))
@@ -111,11 +121,11 @@ def period_players(rows: DataFrame) -> pl.DataFrame:
     ro = F.when(makes, F.col(w.RO_GAME))
     found = sides.groupBy(w.SIDE_PLAYER).agg(
         F.min(w.KEY).alias(w.ANY_SIDE), F.min(key).alias("k0"), F.min_by(w.RO_GAME, key).alias("ro0"),
-        F.min(rated).alias("k1"), F.min_by(w.RO_GAME, rated).alias("ro1"), F.countDistinct(ro).alias("nd"),
-        F.max(ro).alias("hi"), F.min(ro).alias("lo"),
+        F.min(rated).alias("k1"), F.min_by(w.RO_GAME, rated).alias("ro1"), F.max(ro).alias("hi"),
+        F.min(ro).alias("lo"),
     )  # fmt: skip
     keys = [F.col(f"{k}.{field}").alias(f"{k}_{field}") for k in ("k0", "k1") for field in ("date", "key")]
-    return _arrow.from_spark(found.select(w.SIDE_PLAYER, w.ANY_SIDE, *keys, "ro0", "ro1", "nd", "hi", "lo"))
+    return _arrow.from_spark(found.select(w.SIDE_PLAYER, w.ANY_SIDE, *keys, "ro0", "ro1", "hi", "lo"))
 
 
 def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
@@ -129,7 +139,7 @@ def first_sides(players: pl.DataFrame, id_type: pl.DataType) -> pl.LazyFrame:
     first_rated = players.filter(pl.col("ro1").is_not_null()).select(
         w.SIDE_PLAYER, pl.col("k1_date").alias("date"), pl.col("k1_key").alias("key"), pl.col("ro1").alias(w.RO_GAME)
     )
-    other = players.filter(pl.col("nd") > 1).select(
+    other = players.filter(pl.col("hi") != pl.col("lo")).select(  # two ratings or more
         w.SIDE_PLAYER, pl.lit(None, pl.Date).alias("date"), pl.lit(_LAST, pl.Int64).alias("key"),
         pl.when(pl.col("hi") != pl.col("ro1")).then("hi").otherwise("lo").alias(w.RO_GAME),
     )  # fmt: skip
@@ -155,7 +165,8 @@ def chosen_upgrades(rows: DataFrame, context: Context) -> pl.Series:
         pl.DataFrame(schema=_table_schema(context)), pl.Series([], dtype=pl.Float64), context.rules
     )
     output = _arrow.spark_schema(schema.collect_schema())
-    found = _arrow.from_spark(rows.mapInArrow(Candidates(context, _arrow.arrow_schema(output)), output))
+    candidates = Candidates(context, _arrow.arrow_schema(output))
+    found = _arrow.from_spark(rows.drop(*UNREAD).mapInArrow(candidates, output))
     return upgrades.choose(found.cast(dict(schema.collect_schema())))  # type: ignore[arg-type]
 
 
