@@ -2,7 +2,8 @@
 """Rate the same games with the local engine and the Spark engine; report the differences, time and memory.
 
 Usage: python benchmarks/spark_compare.py [--games 2000000] [--players 200000] [--master local[2]]
-                                          [--split-mb 4] [--deloitte PATH | --no-deloitte] [--work DIR]
+                                          [--split-mb 4] [--driver-memory 2g]
+                                          [--deloitte PATH | --no-deloitte] [--work DIR]
 
 Two data sets, each rated by both engines in a process of its own (so that each one's memory is its
 own: the peak of the resident memory of the process and everything it starts, the JVM and the Python
@@ -88,7 +89,9 @@ def measured(command: list[str]) -> tuple[float, int]:
     return time.perf_counter() - started, peak
 
 
-def rate_on_spark(games: str, ratings: str, periods: str, out: str, master: str, split_mb: str) -> None:
+def rate_on_spark(
+    games: str, ratings: str, periods: str, out: str, master: str, split_mb: str, driver_memory: str
+) -> None:
     """The Spark engine's run (in its own process): read with Spark, rate, write every period."""
     from pyspark.sql import SparkSession
 
@@ -99,7 +102,7 @@ def rate_on_spark(games: str, ratings: str, periods: str, out: str, master: str,
         SparkSession.builder.master(master)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "4g")
+        .config("spark.driver.memory", driver_memory)  # in local mode the one JVM: driver and executors
         .config("spark.sql.files.maxPartitionBytes", f"{split_mb}m")  # several tasks even for one file
         .getOrCreate()
     )
@@ -136,7 +139,7 @@ def differences(local: Path, on_spark: Path, periods: list[str], games: Path) ->
 
 
 def compare(
-    name: str, games: Path, ratings: Path, periods: str, work: Path, master: str, split_mb: int
+    name: str, games: Path, ratings: Path, periods: str, work: Path, master: str, split_mb: int, driver_memory: str
 ) -> dict[str, object]:
     local, on_spark = work / f"{name}-local", work / f"{name}-spark"
     cli = [sys.executable, "-c", "from elo_batch.cli.app import console; console()"]
@@ -164,6 +167,7 @@ def compare(
             str(on_spark),
             master,
             str(split_mb),
+            driver_memory,
         ]
     )
     months = sorted(p.name.split("=")[1] for p in (local / "ratings").glob("period=*"))
@@ -173,7 +177,7 @@ def compare(
         "data": name, "games": rows, "periods": periods, "differences": diff,
         "local": {"seconds": round(local_s, 1), "peak_rss_mb": round(local_rss / 2**20)},
         "spark": {"seconds": round(spark_s, 1), "peak_rss_mb": round(spark_rss / 2**20), "master": master,
-                  "split_mb": split_mb},
+                  "split_mb": split_mb, "driver_memory": driver_memory},
     }  # fmt: skip
     print(json.dumps(report), flush=True)
     return report
@@ -206,13 +210,14 @@ def deloitte(work: Path, source: Path) -> tuple[Path, Path]:
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--spark-run":
-        rate_on_spark(*sys.argv[2:8])
+        rate_on_spark(*sys.argv[2:9])
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2_000_000)
     parser.add_argument("--players", type=int, default=200_000)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--split-mb", type=int, default=4, help="spark.sql.files.maxPartitionBytes, in MB")
+    parser.add_argument("--driver-memory", default="2g", help="spark.driver.memory (local mode: the one JVM)")
     parser.add_argument("--deloitte", type=Path, default=DELOITTE)
     parser.add_argument("--no-deloitte", action="store_true")
     parser.add_argument("--work", type=Path, default=None, help="working folder (default: a temporary one)")
@@ -222,7 +227,11 @@ def main() -> None:
     reports = []
     if not args.no_deloitte and args.deloitte.exists():
         games, ratings = deloitte(work, args.deloitte)
-        reports.append(compare("deloitte", games, ratings, "2025-10..2025-12", work, args.master, args.split_mb))
+        reports.append(
+            compare(
+                "deloitte", games, ratings, "2025-10..2025-12", work, args.master, args.split_mb, args.driver_memory
+            )
+        )
     if args.games:
         synthetic = work / "synthetic"
         synthetic.mkdir(exist_ok=True)
@@ -237,6 +246,7 @@ def main() -> None:
                 work,
                 args.master,
                 args.split_mb,
+                args.driver_memory,
             )
         )
     total = sum(sum(report["differences"].values()) for report in reports)  # type: ignore[union-attr]

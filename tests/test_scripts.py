@@ -102,3 +102,29 @@ def test_convert_deloitte_names_a_missing_source(tmp_path) -> None:
     assert done.returncode == 66
     assert "nothing.csv: no such file" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_spark_profile_reads_each_jobs_tasks_from_the_event_log(tmp_path) -> None:
+    """benchmarks/spark_profile.py: a job's tasks are those of its stages, their metrics added up; the job
+    keeps the name the engine's step gave it."""
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("spark_profile", ROOT / "benchmarks" / "spark_profile.py")
+    assert spec is not None and spec.loader is not None
+    profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(profile)
+    start = {"Event": "SparkListenerJobStart", "Job ID": 0, "Submission Time": 1000, "Stage IDs": [3, 4],
+             "Properties": {"spark.job.description": "reduce < _reduced < rate_period"}}  # fmt: skip
+    task = {"Event": "SparkListenerTaskEnd", "Executor Run Time": 0, "Task Metrics": {
+        "Executor Run Time": 1500, "Executor CPU Time": 2_000_000_000, "Result Size": 100,
+        "Shuffle Write Metrics": {"Shuffle Bytes Written": 7}}}  # fmt: skip
+    events = [start, {**task, "Stage ID": 3}, {**task, "Stage ID": 4}, {**task, "Stage ID": 9},
+              {"Event": "SparkListenerJobEnd", "Job ID": 0, "Completion Time": 3500}]  # fmt: skip
+    log = tmp_path / "events_1_local"
+    log.write_text("".join(json.dumps(event) + "\n" for event in events))
+
+    (job,) = profile.read_log(log)
+
+    assert job["name"] == "reduce < _reduced < rate_period" and job["end"] - job["start"] == 2500
+    assert (job["tasks"], job["run_ms"], job["cpu_ms"], job["shuffle"], job["result"]) == (2, 3000, 4000, 14, 200)

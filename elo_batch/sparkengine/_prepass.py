@@ -1,9 +1,10 @@
 """The Spark engine's pre-pass of a period: Spark group-bys whose small results feed the engine's own pre-pass.
 
 - the players of the period (one group-by, one row per player): each player's first side of any kind
-  (what orders the players absent from the list), and the few sides that give the engine's base ratings
-  without a list (:func:`first_sides`); the engine's :func:`~elo_batch.engine.prepass.period_list` then
-  runs on those few rows per player on the driver, and the dense index is made there;
+  (what orders the players absent from the list), and, where the base ratings come from the games
+  (:func:`needs_base`), the few sides that give them (:func:`first_sides`); the engine's
+  :func:`~elo_batch.engine.prepass.period_list` then runs on those few rows per player on the driver,
+  and the dense index is made there;
 - the period's event facts (:func:`~elo_batch.engine.eventrows.period_events`, on the driver, from the
   run's facts and the lists of the events' start);
 - under the once-per-event 400-point rule (2022), the candidate upgrades of every partition (the engine's
