@@ -246,11 +246,11 @@ def _audit(
     auditor = _map.Auditor(auditing, _arrow.arrow_schema(output))
     spark = rows.mapInArrow(auditor, output).orderBy(w.ORDER).drop(w.ORDER)
     local_schema = {name: dtype for name, dtype in schema.items() if name != w.ORDER}
-    return _Audit(spark, _ordered(rows, spark, local_schema, auditor))
+    return _Audit(spark, _ordered(rows, spark, schema=local_schema, auditor=auditor))
 
 
 def _ordered(
-    rows: DataFrame, spark: DataFrame, schema: Mapping[str, pl.DataType], auditor: _map.Auditor
+    rows: DataFrame, spark: DataFrame, *, schema: Mapping[str, pl.DataType], auditor: _map.Auditor
 ) -> pl.LazyFrame:
     """The audit streamed to the driver in input order: where the rows' partitions hold ever later rows
     (one file, or a frame, read in order), each partition's audit in turn (the auditor sorts its rows),
