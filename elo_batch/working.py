@@ -178,6 +178,7 @@ PART: Final = "__part"  # Int32: the unit (partition) a row of the check's outpu
 SPARK_FILE: Final = "__elo_batch_file"  # String: the file a row of a frame Spark read comes from
 UNIT_ROWS: Final = "__unit_rows"  # Int64: rows counted in a unit: read of a file, checked of a period
 BLOB: Final = "__blob"  # Binary: a pickled record of a file's check (what was read, or the error)
+SIDE_ROWS: Final = "__side_rows"  # Binary: a unit's rows of the check other than its checked rows (Arrow IPC)
 ORDER: Final = "__order"  # Int64: an audit row's place, 2 x row_key + side
 TERMS: Final = "__terms"  # Array: a player's floating-point terms in the fixed order of their sum
 OFFSET: Final = "__offset"  # Int64: the rows of a file in earlier units

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import io
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -50,9 +51,11 @@ from elo_batch.sparkengine import _arrow
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-#: Kinds of rows the check's map returns: checked rows, rejected rows, rows read per file (``__unit_rows``),
+#: Kinds of rows the check's map makes: checked rows, rejected rows, rows read per file (``__unit_rows``),
 #: checked rows per period, and the event attributes of rows (``e`` columns, ``GamesInput.event_rows``).
-GOOD, BAD, READ, BY_PERIOD, EVENT = 0, 1, 2, 3, 6
+#: Its output holds the checked rows, and per unit one ``SIDE`` row: the unit's other rows as one Arrow
+#: IPC blob (``__side_rows``), so that the cached rows have only the checked rows' columns.
+GOOD, BAD, READ, BY_PERIOD, EVENT, SIDE = 0, 1, 2, 3, 6, 7
 #: The event attributes of a row as the check's map returns them (``row_key`` is made from the row's
 #: file and number on the driver).
 EVENT_COLUMNS = {"e" + name: dtype for name, dtype in EVENT_ROWS_SCHEMA.items() if name != "row_key"}
@@ -171,29 +174,49 @@ def check_unit(
     )
     read = table.group_by(c.SOURCE_FILE).agg(pl.len().cast(pl.Int64).alias(w.UNIT_ROWS))
     by_period = good_rows.group_by(c.PERIOD).agg(pl.len().cast(pl.Int64).alias(w.UNIT_ROWS))
-    return pl.concat(
+    side = pl.concat(
         [
-            good_rows,
+            pl.DataFrame(schema=SIDE_SCHEMA),
             bad_rows,
             read.with_columns(pl.lit(READ, pl.Int8).alias(w.MAP_KIND)),
             by_period.with_columns(pl.lit(BY_PERIOD, pl.Int8).alias(w.MAP_KIND)),
             *events,
         ],
         how="diagonal_relaxed",
-    ).with_columns(pl.lit(part, pl.Int32).alias(w.PART))
+    ).select(list(SIDE_SCHEMA))
+    buffer = io.BytesIO()
+    side.with_columns(pl.lit(part, pl.Int32).alias(w.PART)).cast(SIDE_SCHEMA).write_ipc(buffer, compression="lz4")  # type: ignore[arg-type]
+    blob = pl.DataFrame({w.MAP_KIND: [SIDE], w.SIDE_ROWS: [buffer.getvalue()]}, schema={w.MAP_KIND: pl.Int8,
+                        w.SIDE_ROWS: pl.Binary})  # fmt: skip
+    return pl.concat([good_rows, blob], how="diagonal_relaxed").with_columns(pl.lit(part, pl.Int32).alias(w.PART))
+
+
+#: The check's rows other than the checked rows (rejected rows, counts, event attributes), as the driver
+#: reads them from the units' ``SIDE`` rows.
+SIDE_SCHEMA: dict[str, pl.DataType] = {
+    w.MAP_KIND: pl.Int8(), w.PART: pl.Int32(), w.UNIT_ROWS: pl.Int64(), "row_key": pl.Int64(), **REJECTED_SCHEMA,
+    **EVENT_COLUMNS,
+}  # fmt: skip
 
 
 def output_schema(canonical: dict[str, pl.DataType], **more: pl.DataType) -> dict[str, pl.DataType]:
-    """Columns of the check's output: the checked rows', the rejected rows', the kind, unit and counts."""
-    return {
-        **canonical,
-        **REJECTED_SCHEMA,
-        w.MAP_KIND: pl.Int8(),
-        w.PART: pl.Int32(),
-        w.UNIT_ROWS: pl.Int64(),
-        **EVENT_COLUMNS,
-        **more,
-    }
+    """Columns of the check's output: the checked rows', the kind, the unit, a unit's other rows
+    (``__side_rows``: see :data:`SIDE`)."""
+    return {**canonical, w.MAP_KIND: pl.Int8(), w.PART: pl.Int32(), w.SIDE_ROWS: pl.Binary(), **more}
+
+
+def side_rows(checked: DataFrame, *more: str) -> pl.DataFrame:
+    """The check's rows other than the checked rows (:data:`SIDE_SCHEMA`, and the columns ``more`` of
+    other rows the map made), collected to the driver (one job: the check runs and is cached)."""
+    from pyspark.sql import functions as F
+
+    collected = _arrow.from_spark(
+        checked.where(F.col(w.MAP_KIND) != GOOD).select(w.MAP_KIND, w.PART, w.SIDE_ROWS, *more)
+    )
+    units = collected.filter(pl.col(w.MAP_KIND) == SIDE)
+    parts = [pl.read_ipc(io.BytesIO(blob)) for blob in units[w.SIDE_ROWS]]
+    others = collected.filter(pl.col(w.MAP_KIND) != SIDE).drop(w.SIDE_ROWS)
+    return pl.concat([pl.DataFrame(schema=SIDE_SCHEMA), *parts, others], how="diagonal_relaxed").cast(SIDE_SCHEMA)  # type: ignore[arg-type]
 
 
 def check_games(
@@ -224,12 +247,7 @@ def check_games(
     file = F.lit(source_name) if source_name is not None else F.input_file_name()
     source = games.select(*[F.col(f"`{name}`") for name in user], file.cast("string").alias(w.SPARK_FILE))
     checked = source.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
-    # One job: the check runs (and is cached); the driver gets the rejected rows and the counts.
-    side = _arrow.from_spark(
-        checked.where(F.col(w.MAP_KIND) != GOOD).select(
-            w.MAP_KIND, w.PART, w.UNIT_ROWS, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS
-        )
-    )
+    side = side_rows(checked)  # one job: the check runs (and is cached); the rejected rows and the counts
     rows_read = int(side.filter(pl.col(w.MAP_KIND) == READ)[w.UNIT_ROWS].sum())
     files = (InputFile(where, 0, "", rows_read, "spark", None, unnamed=source_name is None, header=info.header),)
     good = checked.where(F.col(w.MAP_KIND) == GOOD).select(*canonical, w.PART)

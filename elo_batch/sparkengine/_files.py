@@ -25,21 +25,14 @@ import pyarrow as pa
 from elo_batch import columns as c
 from elo_batch import working as w
 from elo_batch.contract.mapping import ColumnMap
-from elo_batch.contract.schemas import CANONICAL_SCHEMA, REJECTED_SCHEMA
+from elo_batch.contract.schemas import CANONICAL_SCHEMA
 from elo_batch.contract.tables import InputFile
 from elo_batch.errors import EloBatchError, InternalError
 from elo_batch.inputs.checkfile import check_file
 from elo_batch.inputs.readers import read_table, reading
 from elo_batch.inputs.validate import note_ignored_columns, split_event_rows, whole_raw
 from elo_batch.sparkengine import _arrow
-from elo_batch.sparkengine._check import (
-    EVENT_COLUMNS,
-    GOOD,
-    SparkGames,
-    check_unit,
-    finish,
-    output_schema,
-)
+from elo_batch.sparkengine._check import GOOD, SparkGames, check_unit, finish, output_schema, side_rows
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -138,11 +131,7 @@ def check_files(
     checker = _FileChecker(tuple(paths), encoding, fractional, _arrow.arrow_schema(spark_output), columns)
     numbers = spark.range(0, len(paths), 1, max(1, len(paths)))
     checked = numbers.mapInArrow(checker, spark_output).persist(StorageLevel.MEMORY_AND_DISK)
-    side = _arrow.from_spark(
-        checked.where(F.col(w.MAP_KIND) != GOOD).select(
-            w.MAP_KIND, w.PART, w.UNIT_ROWS, w.BLOB, "row_key", *REJECTED_SCHEMA, *EVENT_COLUMNS
-        )
-    )
+    side = side_rows(checked, w.BLOB)
     reads = _reads(side, checked, files=len(paths))
     canonical = _canonical(reads)
     typed = [F.col(name).cast("bigint") if canonical[name] != _TEXT_IDS[name] else F.col(name) for name in _TEXT_IDS]
