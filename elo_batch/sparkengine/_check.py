@@ -2,8 +2,9 @@
 
 Every row of the games frame goes through the library's own checks (:func:`elo_batch.inputs.checkfile.check_file`,
 as a file's rows do) inside ``mapInArrow``, one partition at a time; the result is one frame of checked
-rows (kind 0) and rejected rows (kind 1), cached (``MEMORY_AND_DISK``) so that every later pass reads
-the same rows even where the games frame itself would not give them again identically.
+rows (kind 0) and, per partition, one row (kind 7) holding its rejected rows and counts as Arrow IPC
+(so the cache holds only the checked rows' columns), cached (``MEMORY_AND_DISK``) so that every later
+pass reads the same rows even where the games frame itself would not give them again identically.
 
 Numbering and input order. ``source_file`` is the file Spark read the row from (``input_file_name()``),
 or null (a frame made in memory or by a query), or the caller's ``source_name``; ``source_row`` the row's
