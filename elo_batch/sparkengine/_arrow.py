@@ -159,6 +159,18 @@ def _polars_schema(schema: pa.Schema) -> pl.Schema:
     return pl.DataFrame(pa.Table.from_batches([], schema=schema)).schema
 
 
+def ipc_bytes(frame: pl.DataFrame) -> bytes:
+    """``frame`` as the bytes of an Arrow IPC file (lz4): how a frame travels inside a closure or a row."""
+    buffer = io.BytesIO()
+    frame.write_ipc(buffer, compression="lz4")
+    return buffer.getvalue()
+
+
+def from_ipc(data: bytes) -> pl.DataFrame:
+    """The frame of :func:`ipc_bytes`."""
+    return pl.read_ipc(io.BytesIO(data))
+
+
 @dataclass(frozen=True)
 class Shipped:
     """Frames the driver hands to the executors as Arrow IPC bytes inside a function's closure.
@@ -172,11 +184,8 @@ class Shipped:
 
     @staticmethod
     def of(**frames: pl.DataFrame | pl.Series) -> Shipped:
-        encoded = {}
-        for name, frame in frames.items():
-            buffer = io.BytesIO()
-            (frame.to_frame() if isinstance(frame, pl.Series) else frame).write_ipc(buffer, compression="lz4")
-            encoded[name] = buffer.getvalue()
+        encoded = {name: ipc_bytes(frame.to_frame() if isinstance(frame, pl.Series) else frame)
+                   for name, frame in frames.items()}  # fmt: skip
         digest = hashlib.sha256(b"".join(encoded[name] for name in sorted(encoded))).hexdigest()
         return Shipped(encoded, digest)
 
@@ -185,7 +194,7 @@ class Shipped:
         if key not in _DECODED:
             if len(_DECODED) > 16:
                 _DECODED.clear()
-            _DECODED[key] = pl.read_ipc(io.BytesIO(self.frames[name]))
+            _DECODED[key] = from_ipc(self.frames[name])
         return _DECODED[key]
 
     def series(self, name: str) -> pl.Series:

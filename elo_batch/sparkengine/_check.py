@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import io
 import operator
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -185,10 +184,8 @@ def check_unit(
         ],
         how="diagonal_relaxed",
     ).select(list(SIDE_SCHEMA))
-    buffer = io.BytesIO()
-    side.with_columns(pl.lit(part, pl.Int32).alias(w.PART)).cast(SIDE_SCHEMA).write_ipc(buffer, compression="lz4")  # type: ignore[arg-type]
-    blob = pl.DataFrame({w.MAP_KIND: [SIDE], w.SIDE_ROWS: [buffer.getvalue()]}, schema={w.MAP_KIND: pl.Int8,
-                        w.SIDE_ROWS: pl.Binary})  # fmt: skip
+    data = _arrow.ipc_bytes(side.with_columns(pl.lit(part, pl.Int32).alias(w.PART)).cast(SIDE_SCHEMA))  # type: ignore[arg-type]
+    blob = pl.DataFrame({w.MAP_KIND: [SIDE], w.SIDE_ROWS: [data]}, schema={w.MAP_KIND: pl.Int8, w.SIDE_ROWS: pl.Binary})
     return pl.concat([good_rows, blob], how="diagonal_relaxed").with_columns(pl.lit(part, pl.Int32).alias(w.PART))
 
 
@@ -215,7 +212,7 @@ def side_rows(checked: DataFrame, *more: str) -> pl.DataFrame:
         checked.where(F.col(w.MAP_KIND) != GOOD).select(w.MAP_KIND, w.PART, w.SIDE_ROWS, *more)
     )
     units = collected.filter(pl.col(w.MAP_KIND) == SIDE)
-    parts = [pl.read_ipc(io.BytesIO(blob)) for blob in units[w.SIDE_ROWS]]
+    parts = [_arrow.from_ipc(blob) for blob in units[w.SIDE_ROWS]]
     others = collected.filter(pl.col(w.MAP_KIND) != SIDE).drop(w.SIDE_ROWS)
     return pl.concat([pl.DataFrame(schema=SIDE_SCHEMA), *parts, others], how="diagonal_relaxed").cast(SIDE_SCHEMA)  # type: ignore[arg-type]
 
@@ -405,9 +402,9 @@ def _marked(good: DataFrame, canonical: dict[str, pl.DataType]) -> tuple[DataFra
         c.GAME_ID, w.FIRST_COPY, (F.col(w.VARIANTS) > 1).alias(w.CONFLICT)
     )
     reused = pl.DataFrame(schema=REJECTED_SCHEMA)
-    if _arrow.from_spark(repeated.where(w.CONFLICT).groupBy().count()).item():
-        conflicting = good.join(repeated.where(w.CONFLICT).select(c.GAME_ID), c.GAME_ID, "left_semi")
-        candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")
+    conflicting = good.join(repeated.where(w.CONFLICT).select(c.GAME_ID), c.GAME_ID, "left_semi")
+    candidates = _arrow.from_spark(conflicting, canonical).sort("row_key")  # no rows: every repeat exact
+    if candidates.height:
         _, reused = compare_repeats(candidates)
     rows = (
         good.join(repeated, c.GAME_ID, "left")
