@@ -59,13 +59,16 @@ def main() -> None:
     from elo_batch.cli.app import console
     from elo_batch.engine import period
     from elo_batch.job import pipeline, reading, writing
+    from elo_batch.job.pipeline import LocalEngine
     from elo_batch.outputs import encode
 
     CPU["import the rest"], WALL["import the rest"] = time.process_time() - cpu, time.perf_counter() - wall
     phases = (
-        (pipeline, "load_games", "read and check the games"),
-        (reading, "load_rating_list", "read and check the list"),
-        (pipeline, "settle", "events"),
+        (reading, "load_inputs", "read and check the inputs"),
+        (LocalEngine, "load_games", "  the games"),
+        (reading, "load_rating_list", "  the list (in a thread)"),
+        (LocalEngine, "settle", "  events"),
+        (pipeline, "rate", "rate (all periods)"),
         (period, "rate_period", "rate_period"),
         (period.prepass, "prepare", "  pre-pass"),
         (period.sums_kernel, "reduce_sums", "  sides and sums"),

@@ -41,8 +41,11 @@ def add_at(totals: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
 
     numpy's unbuffered ``add.at``: polars has no scatter-add, and its group-by hashes the indices;
     this is several times faster. Floating-point values are added one after the other, in order.
+    ``values`` are first cast to the totals' dtype (a widening cast: Int16 or Int32 terms into Int64
+    totals): numpy's fast path of ``add.at`` needs one dtype, and mixed dtypes take its slow loop
+    (200k Int32 terms into 1.6M Int64 totals: 12-16 ms against 0.8 ms).
     """
-    np.add.at(totals, index, values)
+    np.add.at(totals, index, values.astype(totals.dtype, copy=False))
 
 
 def exact_sums(rules: RuleSet) -> tuple[str, ...]:
