@@ -64,11 +64,10 @@ def main() -> None:
 
     CPU["import the rest"], WALL["import the rest"] = time.process_time() - cpu, time.perf_counter() - wall
     phases = (
-        (reading, "load_inputs", "read and check the inputs"),
+        (pipeline, "load_inputs", "read and check the inputs"),  # the name the pipeline calls
         (LocalEngine, "load_games", "  the games"),
         (reading, "load_rating_list", "  the list (in a thread)"),
         (LocalEngine, "settle", "  events"),
-        (pipeline, "rate", "rate (all periods)"),
         (period, "rate_period", "rate_period"),
         (period.prepass, "prepare", "  pre-pass"),
         (period.sums_kernel, "reduce_sums", "  sides and sums"),
