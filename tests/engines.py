@@ -51,21 +51,34 @@ def needs_spark() -> None:
     pytest.skip(f"Spark tests skipped: {MISSING}")
 
 
+#: The test session's settings for jobs of a few rows, where the JVM's compilers, not the rows, take the
+#: time. Measured over six golden cases on 2 cores (the second pass, Spark warm): 12.1 s and 67 CPU
+#: seconds with Spark's defaults, 9.9 s and 35 CPU seconds with these. Both are what a CPU-bound
+#: test run pays twice (one JVM per test worker). The benchmarks keep Spark's defaults.
+SMALL_JOBS = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.adaptive.enabled": "false",  # small jobs: planning them again costs more than it saves
+    # The JIT's C1 compiler only: C2 spent 42 of 47 CPU seconds compiling code that runs a few rows.
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
+    # Catalyst's interpreted expressions and operators, not Janino-compiled classes (Spark's own tests
+    # run both modes; results are the same by Spark's contract, and the benchmarks run the compiled one).
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+}
+
+
 def spark_session() -> Iterator[Any]:
-    """One local Spark session, ``local[2]``, two shuffle partitions (Spark starts in about 5 s); stopped
-    when the generator is closed."""
+    """One local Spark session, ``local[2]``, set for small jobs (:data:`SMALL_JOBS`; Spark starts in
+    about 4 s); stopped when the generator is closed."""
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers' Python: this one (with elo-batch)
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("elo-batch-tests")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.adaptive.enabled", "false")  # small jobs: planning them again costs more than it saves
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
+    builder = SparkSession.builder.master("local[2]").appName("elo-batch-tests")
+    for key, value in SMALL_JOBS.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
