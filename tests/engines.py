@@ -69,6 +69,13 @@ SMALL_JOBS = {
 }
 
 
+def small_jobs_env() -> dict[str, str]:
+    """The environment that gives a Spark session of another process :data:`SMALL_JOBS`: its settings as
+    the ``--conf`` arguments of ``PYSPARK_SUBMIT_ARGS`` (the JVM's launch reads them)."""
+    settings = " ".join(f"--conf {key}={value}" for key, value in SMALL_JOBS.items())
+    return {"PYSPARK_SUBMIT_ARGS": f"{settings} pyspark-shell"}
+
+
 def spark_session() -> Iterator[Any]:
     """One local Spark session, ``local[2]``, set for small jobs (:data:`SMALL_JOBS`; Spark starts in
     about 4 s); stopped when the generator is closed."""

@@ -23,7 +23,7 @@ import pytest
 
 import elo_batch
 from tests.conftest import ROOT, TESTS
-from tests.engines import IN_CI, MISSING, assert_same, spark_frame
+from tests.engines import IN_CI, MISSING, assert_same, small_jobs_env, spark_frame
 
 SAMPLE = ROOT / "sample_data"
 
@@ -317,7 +317,8 @@ def test_executors_without_elo_batch_are_a_clear_error(tmp_path: Path) -> None:
             print("ERROR:", exc)
         """
     )
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "PYSPARK_PYTHON": str(worker)}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(small_jobs_env(), PYSPARK_PYTHON=str(worker))
 
     done = subprocess.run(  # not in the checkout: a worker's Python would import elo_batch from its folder
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path

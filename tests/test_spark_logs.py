@@ -18,7 +18,7 @@ import pytest
 
 from elo_batch.sparkengine._jvm import relay
 from tests.conftest import ROOT
-from tests.engines import IN_CI, MISSING, SMALL_JOBS
+from tests.engines import IN_CI, MISSING, small_jobs_env
 
 SAMPLE = ROOT / "sample_data"
 
@@ -41,8 +41,7 @@ def test_json_logs_on_spark_are_json_lines_only(tmp_path) -> None:
         pytest.fail(f"CI runs the Spark tests, but {MISSING}")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
     env.pop("PYSPARK_GATEWAY_PORT", None)
-    settings = " ".join(f"--conf {key}={value}" for key, value in SMALL_JOBS.items())
-    env["PYSPARK_SUBMIT_ARGS"] = f"{settings} pyspark-shell"  # the test session's settings for small jobs
+    env.update(small_jobs_env())  # the test session's settings for small jobs
     command = [
         sys.executable, "-m", "elo_batch.cli.app", "run", str(SAMPLE / "us-championship-2025-games.csv"),
         "--ratings", str(SAMPLE / "ratings-2025-10.csv"), "--period", "2025-10", "--out", str(tmp_path / "out"),
