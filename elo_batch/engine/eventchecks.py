@@ -17,13 +17,16 @@ def event_attributes(
     table: pl.DataFrame | None, event_rows: pl.DataFrame | None, by_event: bool
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Each event's attributes (the events file's, else its rows' one value), the rows refused one by one
-    (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...)."""
+    (``row_key``, ``column``, ``value``, ``reason``) and the events refused whole (``event_id``, ...).
+
+    One plan over both inputs for every attribute, collected once (not a few eager steps per attribute:
+    15 ms of a 65 ms run of a few games, measured); without events, only its schemas.
+    """
     names = [*EVENT_ATTRIBUTE_TYPES, *([c.PERIOD] if by_event else [])]
     schema = {c.EVENT_ID: pl.String(), **{**EVENT_ATTRIBUTE_TYPES, c.PERIOD: pl.String()}}
-    given = table if table is not None else pl.DataFrame(schema=schema)
-    on_rows = event_rows if event_rows is not None else pl.DataFrame(schema=EVENT_ROWS_SCHEMA)
-    ids = pl.concat([given[c.EVENT_ID], on_rows[c.EVENT_ID]]).unique(maintain_order=True)
-    merged = pl.DataFrame({c.EVENT_ID: ids})
+    given = (table if table is not None else pl.DataFrame(schema=schema)).lazy()
+    on_rows = (event_rows if event_rows is not None else pl.DataFrame(schema=EVENT_ROWS_SCHEMA)).lazy()
+    merged = pl.concat([given.select(c.EVENT_ID), on_rows.select(c.EVENT_ID)]).unique(maintain_order=True)
     rows_refused, events_refused = [], []
     for name in names:
         file_value = given.select(c.EVENT_ID, pl.col(name).alias(w.FILE_VALUE)).filter(
@@ -39,10 +42,15 @@ def event_attributes(
         events_refused.append(_clashing(by_rows, name))
         merged = _merged(merged, file_value, by_rows, name=name, dtype=schema[name])
     refused_events = pl.concat(events_refused).unique(c.EVENT_ID, keep="first", maintain_order=True)
-    return merged, pl.concat(rows_refused), refused_events
+    plans = [merged, pl.concat(rows_refused), refused_events]
+    if table is None and event_rows is None:  # no events: the plans' empty tables, typed as they would be
+        attributes, refused_rows, refused = (pl.DataFrame(schema=plan.collect_schema()) for plan in plans)
+    else:
+        attributes, refused_rows, refused = pl.collect_all(plans)
+    return attributes, refused_rows, refused
 
 
-def _against_file(row_value: pl.DataFrame, file_value: pl.DataFrame, name: str) -> pl.DataFrame:
+def _against_file(row_value: pl.LazyFrame, file_value: pl.LazyFrame, name: str) -> pl.LazyFrame:
     """The rows refused one by one: attribute ``name`` differs from the events file's."""
     against = row_value.join(file_value, on=c.EVENT_ID).filter(pl.col(name) != pl.col(w.FILE_VALUE))
     return against.select(
@@ -60,7 +68,7 @@ def _against_file(row_value: pl.DataFrame, file_value: pl.DataFrame, name: str) 
     )
 
 
-def _clashing(by_rows: pl.DataFrame, name: str) -> pl.DataFrame:
+def _clashing(by_rows: pl.LazyFrame, name: str) -> pl.LazyFrame:
     """The events refused whole: their rows give two values of ``name`` that the events file does not give."""
     clash = by_rows.filter(pl.col(w.VALUES).list.len() > 1)
     return clash.select(
@@ -78,8 +86,8 @@ def _clashing(by_rows: pl.DataFrame, name: str) -> pl.DataFrame:
 
 
 def _merged(
-    merged: pl.DataFrame, file_value: pl.DataFrame, by_rows: pl.DataFrame, *, name: str, dtype: pl.DataType
-) -> pl.DataFrame:
+    merged: pl.LazyFrame, file_value: pl.LazyFrame, by_rows: pl.LazyFrame, *, name: str, dtype: pl.DataType
+) -> pl.LazyFrame:
     """``merged`` with attribute ``name`` of each event: the events file's, else its rows' one value."""
     one = by_rows.filter(pl.col(w.VALUES).list.len() == 1).select(
         c.EVENT_ID, pl.col(w.VALUES).list.first().alias(w.ROWS_VALUE)
