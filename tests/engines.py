@@ -9,6 +9,7 @@ which is missing. Its tests skip with that reason, except in CI (``CI=true``), w
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import os
 import shlex
@@ -204,12 +205,20 @@ class OnSpark:
     def __call__(self, games: pl.DataFrame, **options: Any) -> list[Rated]:
         from elo_batch import spark as engine
 
-        results = list(engine.rate_periods(spark_frame(self.spark, games, 2), **options))
+        results = [_audit_collected(r) for r in engine.rate_periods(spark_frame(self.spark, games, 2), **options)]
         rated = [Rated(r.period, pl.from_arrow(r.ratings.toArrow()), r) for r in results]  # type: ignore[arg-type]
         for one in rated:
             valid_result(one.result.local)
             valid("ratings", one.ratings)  # the public Spark frame, as Arrow hands it over
         return rated
+
+
+def _audit_collected(result: Any) -> Any:
+    """A Spark result whose ``local.audit`` is its rows collected once, so that each check of a test reads
+    them without running Spark's audit jobs again (``local.audit`` is a plan read from Spark batch by
+    batch: every collect runs its jobs)."""
+    local = dataclasses.replace(result.local, audit=result.local.audit.collect().lazy())
+    return dataclasses.replace(result, local=local)
 
 
 Engine = Local | OnSpark
