@@ -100,7 +100,7 @@ def _merged(
     )
 
 
-def crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
+def crowded_matches(match_rows: pl.LazyFrame) -> pl.LazyFrame:
     """Matches whose games have more than two players, refused whole."""
     players = pl.concat(
         [
@@ -121,14 +121,14 @@ def crowded_matches(match_rows: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
-def first_reasons(picked: pl.DataFrame, rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+def first_reasons(picked: pl.LazyFrame, rows: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
     """The refused rows (canonical columns, ``column``, ``value``, ``reason``): each row's first reason."""
     one_by_one = picked.join(rows, on="row_key", how="inner")
     whole = picked.join(events, on=c.EVENT_ID, how="inner")
     return pl.concat([whole, one_by_one]).unique("row_key", keep="first").sort("row_key")
 
 
-def rejected_rows(refused: pl.DataFrame) -> pl.DataFrame:
+def rejected_rows(refused: pl.LazyFrame) -> pl.LazyFrame:
     content = [name for name in CANONICAL_SCHEMA if name not in ("row_key", c.SOURCE_FILE, c.SOURCE_ROW, "duplicate")]
     return refused.select(
         "row_key",

@@ -189,33 +189,56 @@ def reduce_events(
         FIDE Rating Regulations (B.02, 2024) 6.2 (matches), 7.1.3 (closing date); ``fide-rules.md``
         sections 5 and 7.
     """
-    by_event = plan.by_event
-    matches = plan.matches
-    match_rows = picked.filter(pl.col(c.EVENT_ID).is_in(matches.implode()))
-    refused_events = pl.concat([plan.refused_events, crowded_matches(match_rows)])
-    refused = first_reasons(picked, plan.refused_rows, refused_events)
-    refused_ids = refused_events[c.EVENT_ID].implode()
-    kept = groups.filter(pl.col(c.EVENT_ID).is_not_null() & ~pl.col(c.EVENT_ID).is_in(refused_ids))
-    events = _events(kept, plan.attributes, by_event)
-
-    def placed(frame: pl.DataFrame) -> pl.DataFrame:  # rows in their event's period (by event)
-        return frame.with_columns(row_period(events))
-
-    refused = placed(refused)
-    removed = refused.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
+    match_rows = picked.lazy().filter(pl.col(c.EVENT_ID).is_in(plan.matches.implode()))
+    events, refused = _refusals(plan, groups, picked, match_rows)
+    placed = row_period(events)  # rows in their event's period (by event)
+    refused_rows = refused.lazy().with_columns(placed)
+    removed = refused_rows.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
         (-pl.len().cast(pl.Int64)).alias(w.ROWS)
     )
     final = (
-        pl.concat([placed(groups).select(c.EVENT_ID, c.PERIOD, w.MONTH, w.ROWS), removed])
+        pl.concat([groups.lazy().with_columns(placed).select(c.EVENT_ID, c.PERIOD, w.MONTH, w.ROWS), removed])
         .group_by(c.EVENT_ID, c.PERIOD, w.MONTH)
         .agg(pl.col(w.ROWS).sum())
         .filter(pl.col(w.ROWS) > 0)
         .sort(c.PERIOD, w.MONTH, c.EVENT_ID, nulls_last=True)
     )
-    match_rows = placed(match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())))
-    notes = (*plan.notes, *_unscheduled_matches(events, match_rows))
-    facts = EventFacts(plan.period_by, events, final, _decided(match_rows, events), match_rows, notes, source)
-    return facts, rejected_rows(refused)
+    match_rows = match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())).with_columns(placed)
+    final_groups, kept_matches, decided, rejected = _results(
+        [final, match_rows, _decided(match_rows, events.lazy()), rejected_rows(refused_rows)],
+        none=[False, not picked.height, not picked.height, not refused.height],
+    )
+    notes = (*plan.notes, *_unscheduled_matches(events, kept_matches))
+    facts = EventFacts(plan.period_by, events, final_groups, decided, kept_matches, notes, source)
+    return facts, rejected
+
+
+def _refusals(
+    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, match_rows: pl.LazyFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The events of the rows kept (:func:`_events`) and the rows refused, each with its first reason
+    (the plan's, and every row of a match of more than two players), by ``row_key``; one query."""
+    refused_events = pl.concat([plan.refused_events.lazy(), crowded_matches(match_rows)])
+    refused = first_reasons(picked.lazy(), plan.refused_rows.lazy(), refused_events)
+    kept = (
+        groups.lazy()
+        .filter(pl.col(c.EVENT_ID).is_not_null())
+        .join(refused_events.select(c.EVENT_ID).unique(), on=c.EVENT_ID, how="anti")
+    )
+    no_events = groups[c.EVENT_ID].null_count() == groups.height
+    events, refused_rows = _results(
+        [_events(kept, plan.attributes.lazy(), plan.by_event), refused], none=[no_events, not picked.height]
+    )
+    return events, refused_rows
+
+
+def _results(plans: list[pl.LazyFrame], *, none: list[bool]) -> list[pl.DataFrame]:
+    """Each plan's rows, the plans run together; a plan that ``none`` says has no rows (its rows come from
+    an input without any) is not run: its empty table, typed from its schema. Most runs have no events,
+    and a plan of a few steps costs about a millisecond to run even on empty frames."""
+    pairs = list(zip(plans, none, strict=True))
+    ran = iter(pl.collect_all([plan for plan, empty in pairs if not empty]))
+    return [pl.DataFrame(schema=plan.collect_schema()) if empty else next(ran) for plan, empty in pairs]
 
 
 def row_period(events: pl.DataFrame) -> pl.Expr:
@@ -279,7 +302,7 @@ def closing_period(end: pl.Expr) -> pl.Expr:
     return (end + pl.duration(days=CLOSING_DAYS - 1)).dt.strftime("%Y-%m")
 
 
-def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> pl.DataFrame:
+def _events(groups: pl.LazyFrame, attributes: pl.LazyFrame, by_event: bool) -> pl.LazyFrame:
     """One row per event with rows: attributes with defaults, the period where it is rated (by event)."""
     dates = groups.group_by(c.EVENT_ID).agg(pl.col(w.FIRST_DATE).min(), pl.col(w.LAST_DATE).max())
     events = dates.join(attributes, on=c.EVENT_ID, how="left").with_columns(
@@ -306,7 +329,7 @@ def _events(groups: pl.DataFrame, attributes: pl.DataFrame, by_event: bool) -> p
     ).sort(c.EVENT_ID)
 
 
-def _decided(match_rows: pl.DataFrame, events: pl.DataFrame) -> pl.DataFrame:
+def _decided(match_rows: pl.LazyFrame, events: pl.LazyFrame) -> pl.LazyFrame:
     """The games of fixed-length matches played after the match was decided (B.02 6.2).
 
     A match of N scheduled games is decided after the game that gives one player more than N/2 points
