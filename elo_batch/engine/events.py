@@ -190,7 +190,7 @@ def reduce_events(
         sections 5 and 7.
     """
     match_rows = picked.lazy().filter(pl.col(c.EVENT_ID).is_in(plan.matches.implode()))
-    events, refused = _refusals(plan, groups, picked, match_rows)
+    events, refused = _refusals(plan, groups, picked, match_rows=match_rows)
     placed = row_period(events)  # rows in their event's period (by event)
     refused_rows = refused.lazy().with_columns(placed)
     removed = refused_rows.group_by(c.EVENT_ID, c.PERIOD, pl.col(c.DATE).dt.strftime("%Y-%m").alias(w.MONTH)).agg(
@@ -214,7 +214,7 @@ def reduce_events(
 
 
 def _refusals(
-    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, match_rows: pl.LazyFrame
+    plan: EventPlan, groups: pl.DataFrame, picked: pl.DataFrame, *, match_rows: pl.LazyFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The events of the rows kept (:func:`_events`) and the rows refused, each with its first reason
     (the plan's, and every row of a match of more than two players), by ``row_key``; one query."""
