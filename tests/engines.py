@@ -53,16 +53,17 @@ def needs_spark() -> None:
 
 
 #: The test session's settings for jobs of a few rows, where the JVM's compilers, not the rows, take the
-#: time. Measured over six golden cases on 2 cores (the second pass, Spark warm): 12.1 s and 67 CPU
-#: seconds with Spark's defaults, 9.9 s and 35 CPU seconds with these. Both are what a CPU-bound
-#: test run pays twice (one JVM per test worker). The benchmarks keep Spark's defaults.
+#: time. Measured on 2 cores, a session start and two passes over six golden cases: 67 CPU seconds with
+#: Spark's defaults, 35 with these; the second pass (Spark warm) 12.1 s and 9.9 s. A CPU-bound test run
+#: pays it twice (one JVM per test worker). The benchmarks keep Spark's defaults.
 SMALL_JOBS = {
     "spark.sql.shuffle.partitions": "2",
     "spark.sql.adaptive.enabled": "false",  # small jobs: planning them again costs more than it saves
     # The JIT's C1 compiler only: C2 spent 42 of 47 CPU seconds compiling code that runs a few rows.
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1",
-    # Catalyst's interpreted expressions and operators, not Janino-compiled classes (Spark's own tests
-    # run both modes; results are the same by Spark's contract, and the benchmarks run the compiled one).
+    # Catalyst's interpreted expressions and operators, not Janino-compiled classes (factoryMode is an
+    # internal setting Spark's own test suites use to run both modes; results are the same by Spark's
+    # contract, and the benchmarks run the compiled one).
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.ui.enabled": "false",

@@ -36,7 +36,7 @@ from elo_batch.choices import PeriodBy
 from elo_batch.config import events_decide_periods
 from elo_batch.contract.schemas import CANONICAL_SCHEMA, EVENT_ATTRIBUTE_TYPES
 from elo_batch.contract.tables import GamesInput, InputFile
-from elo_batch.engine.eventchecks import crowded_matches, event_attributes, first_reasons, rejected_rows
+from elo_batch.engine.eventchecks import collected, crowded_matches, event_attributes, first_reasons, rejected_rows
 from elo_batch.rules.events import CLOSING_DAYS
 
 #: How an event's period was decided (``events[w.SOURCE]``): by its games' dates (as without
@@ -204,7 +204,7 @@ def reduce_events(
         .sort(c.PERIOD, w.MONTH, c.EVENT_ID, nulls_last=True)
     )
     match_rows = match_rows.filter(~pl.col("row_key").is_in(refused["row_key"].implode())).with_columns(placed)
-    final_groups, kept_matches, decided, rejected = _results(
+    final_groups, kept_matches, decided, rejected = collected(
         [final, match_rows, _decided(match_rows, events.lazy()), rejected_rows(refused_rows)],
         none=[False, not picked.height, not picked.height, not refused.height],
     )
@@ -226,19 +226,10 @@ def _refusals(
         .join(refused_events.select(c.EVENT_ID).unique(), on=c.EVENT_ID, how="anti")
     )
     no_events = groups[c.EVENT_ID].null_count() == groups.height
-    events, refused_rows = _results(
+    events, refused_rows = collected(
         [_events(kept, plan.attributes.lazy(), plan.by_event), refused], none=[no_events, not picked.height]
     )
     return events, refused_rows
-
-
-def _results(plans: list[pl.LazyFrame], *, none: list[bool]) -> list[pl.DataFrame]:
-    """Each plan's rows, the plans run together; a plan that ``none`` says has no rows (its rows come from
-    an input without any) is not run: its empty table, typed from its schema. Most runs have no events,
-    and a plan of a few steps costs about a millisecond to run even on empty frames."""
-    pairs = list(zip(plans, none, strict=True))
-    ran = iter(pl.collect_all([plan for plan, empty in pairs if not empty]))
-    return [pl.DataFrame(schema=plan.collect_schema()) if empty else next(ran) for plan, empty in pairs]
 
 
 def row_period(events: pl.DataFrame) -> pl.Expr:
