@@ -50,11 +50,12 @@ def event_attributes(
 
 
 def collected(plans: list[pl.LazyFrame], *, none: list[bool]) -> list[pl.DataFrame]:
-    """Each plan's rows, the plans run together; a plan that ``none`` says has no rows (its rows come from
-    an input without any) is not run: its empty table, typed from its schema. Most runs have no events,
-    and a plan of a few steps costs about a millisecond to run even on empty frames."""
+    """Each plan's rows, the plans run together by the in-memory engine (as polars' eager steps run:
+    ``unique(keep="first")`` and the joins' order as they give them); a plan that ``none`` says has no
+    rows (its rows come from an input without any) is not run: its empty table, typed from its schema.
+    Most runs have no events, and a plan of a few steps costs about a millisecond even on empty frames."""
     pairs = list(zip(plans, none, strict=True))
-    ran = iter(pl.collect_all([plan for plan, empty in pairs if not empty]))
+    ran = iter(pl.collect_all([plan for plan, empty in pairs if not empty], engine="in-memory"))
     return [pl.DataFrame(schema=plan.collect_schema()) if empty else next(ran) for plan, empty in pairs]
 
 
