@@ -121,9 +121,3 @@ def reconciliation(output: str) -> dict[str, int]:
     read, counted, not_counted, other, rejected = map(int, match.groups())
     assert read == counted + not_counted + other + rejected, match.group(0)
     return {"read": read, "counted": counted, "not_counted": not_counted, "other": other, "rejected": rejected}
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``slow`` tests first (in their order), then the others: a test worker's queue ends with quick
-    tests, so that the workers finish together rather than one waiting on another's last long test."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
