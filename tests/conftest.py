@@ -4,12 +4,15 @@ the public API) and the one local Spark session (``spark``)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from pathlib import Path
 
 import polars as pl
 import pytest
+import typer.main
+import typer.testing
 from typer.testing import CliRunner
 
 import elo_batch
@@ -20,6 +23,11 @@ from tests.engines import valid
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
+
+# typer's CliRunner builds the click command of ``app`` again at every invoke (14 ms of type hints each,
+# a tenth of a small run's time in process): the tests build it once, as a process of the CLI does.
+assert typer.testing._get_command is typer.main.get_command, "typer's CliRunner no longer builds the command so"
+typer.testing._get_command = functools.cache(typer.main.get_command)
 
 
 class Cli:
@@ -65,10 +73,7 @@ def cli(tmp_path: Path) -> Cli:
 def spark():
     """The local Spark session of the whole test run (:func:`tests.engines.spark_session`). Without
     pyspark or Java: the test skips with the reason, except under ``CI=true``, where it fails."""
-    if engines.MISSING is not None:
-        if not engines.IN_CI:
-            pytest.skip(f"Spark tests skipped: {engines.MISSING}")
-        pytest.fail(f"CI runs the Spark tests, but {engines.MISSING}")
+    engines.needs_spark()
     yield from engines.spark_session()
 
 

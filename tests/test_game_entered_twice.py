@@ -151,11 +151,9 @@ def test_board_is_read_from_parquet_as_text(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_engine_spark_judges_games_entered_twice_as_the_local_engine(cli, tmp_path: Path) -> None:
-    """``--engine spark`` (the runner's engine): the same list, audit and rejected rows, the same warning."""
-    from tests.engines import needs_spark
-
-    needs_spark()
+def test_engine_spark_judges_games_entered_twice_as_the_local_engine(cli, spark, tmp_path: Path) -> None:
+    """``--engine spark`` (the runner's engine, on the test run's session): the same list, audit and
+    rejected rows, the same warning."""
     case = Path(__file__).parent / "golden" / "fide-game-entered-twice"
     args = ("run", case / "games.csv", "--ratings", case / "ratings.csv", "--period", "2025-11")
     local, on_spark = tmp_path / "local", tmp_path / "spark"

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -22,7 +21,6 @@ import pytest
 import elo_batch
 from elo_batch.errors import EloBatchError, InputDataError, StrictRejectError
 from tests.conftest import read_table, write_csv
-from tests.engines import needs_spark
 
 LIST = "player_id,rating,k\n100,2000,20\n200,1900,20\n300,2100,20\n"
 GAMES = """
@@ -407,19 +405,6 @@ def test_every_row_rejected_is_an_error_event_in_json(cli, tmp_path, bad, rating
 
 
 # --- the Spark engine: the same guard, through the same code ---------------------------------------
-
-
-@pytest.fixture(scope="module")
-def spark():
-    """A local Spark session (tests/test_spark.py's, where that module started it: getOrCreate); where
-    Spark cannot run, the test skips (fails in CI: :func:`tests.engines.needs_spark`)."""
-    needs_spark()
-    from pyspark.sql import SparkSession
-
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    session = SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false").getOrCreate()
-    session.sparkContext.setLogLevel("ERROR")
-    return session
 
 
 @pytest.mark.slow
